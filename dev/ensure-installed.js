@@ -1,0 +1,14 @@
+// Plain JavaScript on purpose: `npm start` runs this before anything is installed or compiled.
+// It installs the locked dependencies when node_modules is missing or older than the lock file.
+const { execSync } = require("node:child_process");
+const { existsSync, statSync } = require("node:fs");
+const path = require("node:path");
+
+const root = path.join(__dirname, "..");
+const marker = path.join(root, "node_modules", ".package-lock.json");
+const lock = path.join(root, "package-lock.json");
+
+if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
+  console.log("Installing dependencies (npm ci)...");
+  execSync("npm ci --no-audit --no-fund", { cwd: root, stdio: "inherit" });
+}

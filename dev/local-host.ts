@@ -1,0 +1,181 @@
+import { randomUUID } from "node:crypto";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { HttpRequest, type HttpResponseInit, InvocationContext, type LogLevel } from "@azure/functions";
+import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
+import type { RouteDefinition, RouteHandler } from "../src/http/route";
+import { withHttpConventions } from "../src/http/with-conventions";
+import type { Services } from "../src/services";
+import { MethodNotAllowed, type PayloadTooLarge, ResourceNotFound, Unauthorized } from "../src/shared/errors";
+import { isAuthorized, type LocalKeys } from "./key-check";
+import { RouteMatcher } from "./route-matcher";
+
+export type HostLogger = (level: LogLevel, functionName: string, message: string) => void;
+
+export interface LocalHostOptions {
+  routes: readonly RouteDefinition[];
+  services: Services;
+  keys: LocalKeys;
+  routePrefix: string;
+  log?: HostLogger;
+}
+
+export interface LocalHost {
+  /** Resolves with the base URL once listening; port 0 picks a free port. */
+  listen(port: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const consoleLogger: HostLogger = (level, functionName, message) => {
+  const line = `[${new Date().toISOString()}] ${level.padEnd(11)} ${functionName}: ${message}`;
+  if (level === "error" || level === "critical") console.error(line);
+  else console.log(line);
+};
+
+function failWith(error: Error): RouteHandler {
+  return async () => {
+    throw error;
+  };
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(request: http.IncomingMessage): Promise<Buffer> {
+  if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) throw new BodyTooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    // Stop buffering past the limit: the handler would answer 413 anyway.
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function headerRecord(request: http.IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+function writeResponse(response: http.ServerResponse, init: HttpResponseInit): void {
+  const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+  let body: Buffer | undefined;
+  if (init.jsonBody !== undefined) body = Buffer.from(JSON.stringify(init.jsonBody));
+  else if (typeof init.body === "string") body = Buffer.from(init.body);
+  else if (init.body instanceof Uint8Array) body = Buffer.from(init.body);
+  else if (init.body !== undefined && init.body !== null) {
+    throw new Error("the local host only serves string, byte and JSON bodies");
+  }
+  response.statusCode = init.status ?? 200;
+  for (const [name, value] of headers.entries()) response.setHeader(name, value);
+  if (body !== undefined && response.statusCode !== 204 && response.statusCode !== 304) {
+    response.setHeader("Content-Length", body.length);
+    response.end(body);
+  } else {
+    response.end();
+  }
+}
+
+/**
+ * A stand-in for the Functions host on one machine: it serves the route table through the real
+ * HttpRequest / InvocationContext classes of @azure/functions, applies host.json's route prefix,
+ * and checks keys as the host does before a handler runs. Local-only; never deployed.
+ */
+export function createLocalHost(options: LocalHostOptions): LocalHost {
+  const matcher = new RouteMatcher(options.routes, options.routePrefix);
+  const log = options.log ?? consoleLogger;
+  const services = () => options.services;
+
+  async function invoke(
+    incoming: http.IncomingMessage,
+    url: URL,
+    functionName: string,
+    handler: RouteHandler,
+    params: Record<string, string>,
+    body: Buffer | undefined,
+  ): Promise<HttpResponseInit> {
+    const request = new HttpRequest({
+      method: incoming.method ?? "GET",
+      url: url.toString(),
+      headers: headerRecord(incoming),
+      query: Object.fromEntries(url.searchParams.entries()),
+      params,
+      ...(body !== undefined && body.length > 0 && { body: { bytes: body } }),
+    });
+    const context = new InvocationContext({
+      invocationId: randomUUID(),
+      functionName,
+      logHandler: (level, ...args) => log(level, functionName, args.map(String).join(" ")),
+    });
+    return withHttpConventions(handler, services)(request, context);
+  }
+
+  async function handle(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
+    const url = new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "127.0.0.1"}`);
+    const method = (incoming.method ?? "GET").toUpperCase();
+    const result = matcher.match(method, url.pathname);
+    if (result.kind !== "matched") {
+      const error =
+        result.kind === "not-found"
+          ? new ResourceNotFound(`No route matches '${url.pathname}'.`)
+          : new MethodNotAllowed(`The method ${method} is not allowed on '${url.pathname}'.`);
+      writeResponse(outgoing, await invoke(incoming, url, "host", failWith(error), {}, undefined));
+      return;
+    }
+    const { route, params } = result.match;
+    const key = incoming.headers["x-functions-key"] ?? url.searchParams.get("code");
+    if (!isAuthorized(route.authLevel, Array.isArray(key) ? (key[0] ?? null) : key, options.keys)) {
+      const error = new Unauthorized(
+        route.authLevel === "admin"
+          ? "This operation needs the master key in x-functions-key."
+          : "A valid function key is required in x-functions-key or ?code=.",
+        "x-functions-key",
+      );
+      writeResponse(outgoing, await invoke(incoming, url, route.name, failWith(error), params, undefined));
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(incoming);
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) throw error;
+      outgoing.setHeader("Connection", "close");
+      const tooLarge: PayloadTooLarge = payloadTooLarge();
+      writeResponse(outgoing, await invoke(incoming, url, route.name, failWith(tooLarge), params, undefined));
+      return;
+    }
+    writeResponse(outgoing, await invoke(incoming, url, route.name, route.handler, params, body));
+  }
+
+  const server = http.createServer((incoming, outgoing) => {
+    handle(incoming, outgoing).catch((error: unknown) => {
+      log("error", "host", `unhandled failure: ${(error as Error).message}`);
+      if (!outgoing.headersSent) outgoing.statusCode = 500;
+      outgoing.end();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+
+  return {
+    listen(port, host = "127.0.0.1") {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          const address = server.address() as AddressInfo;
+          resolve(`http://${host}:${address.port}`);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

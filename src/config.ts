@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/** "true"/"false"/"1"/"0" as app settings carry them; anything else is a start-up error. */
+const booleanSetting = z
+  .enum(["true", "false", "1", "0", "TRUE", "FALSE", "True", "False"])
+  .transform((value) => value === "1" || value.toLowerCase() === "true");
+
+const positiveIntSetting = z.coerce.number().int().positive();
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+/**
+ * Every setting the service code reads, in one place. Local-only settings (ports, local keys)
+ * belong to the launcher in dev/ and are not listed here; infra/ sets exactly these.
+ */
+export const configSchema = z
+  .object({
+    COSMOS_ENDPOINT: z.url({ protocol: /^https?$/ }),
+    /** Account key; when absent the service signs in with its managed identity. */
+    COSMOS_KEY: z.string().min(1).optional(),
+    COSMOS_DATABASE: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9-_]{0,254}$/, "a database id of letters, digits, '-' and '_'")
+      .default("twin-resources"),
+    /** Only for the local Cosmos DB server, whose certificate is self-signed; refused for other hosts. */
+    COSMOS_DISABLE_TLS_VERIFICATION: booleanSetting.default(false),
+    /** How long one Cosmos request may take before the caller is told 503. */
+    COSMOS_REQUEST_TIMEOUT_MS: positiveIntSetting.default(5000),
+    /** The Functions host's storage account; the service also keeps its event queues there. */
+    AzureWebJobsStorage: z.string().min(1, "is required"),
+    AUTH_PROFILE_CONTENT_MAX_BYTES: positiveIntSetting.default(4096),
+    AUTH_PROFILE_MAX_COUNT: positiveIntSetting.default(10),
+  })
+  .superRefine((config, ctx) => {
+    if (
+      config.COSMOS_DISABLE_TLS_VERIFICATION &&
+      !LOOPBACK_HOSTS.has(new URL(config.COSMOS_ENDPOINT).hostname)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["COSMOS_DISABLE_TLS_VERIFICATION"],
+        message: "may only be true when COSMOS_ENDPOINT is a loopback address",
+      });
+    }
+  });
+
+export type AppConfig = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads and validates the settings; throws a ConfigError naming every bad setting (never its value). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(configSchema.shape);
+  const input = Object.fromEntries(
+    known.filter((name) => env[name] !== undefined && env[name] !== "").map((name) => [name, env[name]]),
+  );
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join(".") || "(settings)"}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}

@@ -1,0 +1,41 @@
+import type { Database } from "@azure/cosmos";
+import type { QueueServiceClient } from "@azure/storage-queue";
+
+export type DependencyState = "ok" | "unavailable";
+
+export interface HealthReport {
+  status: "ok" | "unavailable";
+  checks: Record<string, DependencyState>;
+}
+
+/** A named probe of one dependency; it must settle within the timeout or counts as unavailable. */
+export type Probe = () => Promise<unknown>;
+
+const PROBE_TIMEOUT_MS = 3000;
+
+function withTimeout(probe: Probe): Promise<DependencyState> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("unavailable"), PROBE_TIMEOUT_MS);
+    probe()
+      .then(
+        () => resolve("ok"),
+        () => resolve("unavailable"),
+      )
+      .finally(() => clearTimeout(timer));
+  });
+}
+
+export async function checkHealth(probes: Record<string, Probe>): Promise<HealthReport> {
+  const names = Object.keys(probes);
+  const states = await Promise.all(names.map((name) => withTimeout(probes[name] as Probe)));
+  const checks = Object.fromEntries(names.map((name, index) => [name, states[index] as DependencyState]));
+  return { status: states.every((state) => state === "ok") ? "ok" : "unavailable", checks };
+}
+
+export function cosmosProbe(database: Database): Probe {
+  return () => database.read();
+}
+
+export function storageProbe(queues: QueueServiceClient): Probe {
+  return () => queues.getProperties();
+}

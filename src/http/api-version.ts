@@ -1,0 +1,20 @@
+import type { HttpRequest } from "@azure/functions";
+import { InvalidApiVersion } from "../shared/errors";
+
+/**
+ * `api-version` is optional; when given it must be one the resource type supports.
+ * Returns the version in force (the newest supported when none is given).
+ */
+export function checkApiVersion(request: HttpRequest, supported: readonly string[]): string {
+  const requested = request.query.get("api-version");
+  if (requested === null) return supported[supported.length - 1] as string;
+  if (supported.includes(requested)) return requested;
+  throw new InvalidApiVersion(
+    `The api-version '${truncate(requested)}' is not supported. The supported versions are '${supported.join(", ")}'.`,
+    "api-version",
+  );
+}
+
+function truncate(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
+}

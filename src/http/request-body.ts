@@ -1,0 +1,43 @@
+import type { HttpRequest } from "@azure/functions";
+import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../shared/errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+export function isJsonMediaType(contentType: string | null): boolean {
+  const mediaType = contentType?.split(";")[0]?.trim() ?? "";
+  return JSON_MEDIA_TYPE.test(mediaType);
+}
+
+export function payloadTooLarge(): PayloadTooLarge {
+  return new PayloadTooLarge(`The request body exceeds the limit of ${MAX_BODY_BYTES} bytes.`);
+}
+
+/**
+ * Reads a write request's JSON body: 413 over 1 MiB, 415 for a non-JSON content type,
+ * 400 when it is empty or not a JSON object.
+ */
+export async function readJsonObjectBody(request: HttpRequest): Promise<Record<string, unknown>> {
+  const declaredLength = Number(request.headers.get("content-length") ?? "0");
+  if (declaredLength > MAX_BODY_BYTES) throw payloadTooLarge();
+  const bytes = Buffer.from(await request.arrayBuffer());
+  if (bytes.byteLength > MAX_BODY_BYTES) throw payloadTooLarge();
+  if (!isJsonMediaType(request.headers.get("content-type"))) {
+    throw new UnsupportedMediaType(
+      "The request body must be JSON: send Content-Type: application/json.",
+      "Content-Type",
+    );
+  }
+  if (bytes.byteLength === 0) throw new InvalidRequestContent("The request body is required.");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    throw new InvalidRequestContent(`The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new InvalidRequestContent("The request body must be a JSON object.");
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { type ErrorDetail, InvalidRequestContent } from "../shared/errors";
+
+function detailCode(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return "InvalidType";
+    case "unrecognized_keys":
+      return "UnknownProperty";
+    case "too_big":
+      return "ValueTooLarge";
+    case "too_small":
+      return "ValueTooSmall";
+    case "invalid_format":
+      return "InvalidFormat";
+    case "invalid_value":
+      return "InvalidValue";
+    default:
+      return "InvalidValue";
+  }
+}
+
+/** One detail a failing field; an unknown-keys issue becomes one detail per unknown key. */
+function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
+  const path = issue.path.map(String);
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => ({
+      code: "UnknownProperty",
+      message: `The property '${[...path, key].join(".")}' is not known.`,
+      target: [...path, key].join("."),
+    }));
+  }
+  const target = path.join(".");
+  const message =
+    issue.code === "invalid_type" && issue.input === undefined
+      ? `The field '${target}' is required.`
+      : `The field '${target}' is invalid: ${issue.message}.`;
+  return [{ code: detailCode(issue), message, target }];
+}
+
+/** Parses with a zod schema or throws a 400 listing every failing field. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const details = result.error.issues.flatMap(toDetails);
+  const first = details[0];
+  throw new InvalidRequestContent(
+    details.length === 1 && first ? first.message : `The request has ${details.length} invalid fields.`,
+    first?.target,
+    details,
+  );
+}
+
+/** Validates one path or query parameter, reporting it under its own name as the target. */
+export function parseParameter<S extends z.ZodType>(name: string, schema: S, value: unknown): z.infer<S> {
+  const parsed = parseOrThrow(z.object({ [name]: schema }), { [name]: value }) as Record<string, z.infer<S>>;
+  return parsed[name] as z.infer<S>;
+}

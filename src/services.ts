@@ -1,0 +1,43 @@
+import type { CosmosClient, Database } from "@azure/cosmos";
+import { QueueServiceClient } from "@azure/storage-queue";
+import type { AppConfig } from "./config";
+import { cosmosProbe, type Probe, storageProbe } from "./health/health-check";
+import { ProfileService } from "./profiles/profile-service";
+import { CONTAINERS } from "./store/containers";
+import { createCosmosClient } from "./store/cosmos-client";
+import { QuotaLedger } from "./store/quota-ledger";
+
+/** Everything a handler needs, made once per process and reused by every invocation. */
+export interface Services {
+  config: AppConfig;
+  cosmos: CosmosClient;
+  database: Database;
+  queues: QueueServiceClient;
+  profiles: ProfileService;
+  healthProbes: Record<string, Probe>;
+}
+
+export function createServices(config: AppConfig): Services {
+  const cosmos = createCosmosClient(config);
+  const database = cosmos.database(config.COSMOS_DATABASE);
+  const queues = QueueServiceClient.fromConnectionString(config.AzureWebJobsStorage, {
+    retryOptions: { maxTries: 2, tryTimeoutInMs: 3000 },
+  });
+  const quotas = new QuotaLedger(database.container(CONTAINERS.quotas.id));
+  return {
+    config,
+    cosmos,
+    database,
+    queues,
+    profiles: new ProfileService(database.container(CONTAINERS.authenticationProfiles.id), quotas, {
+      maxContentBytes: config.AUTH_PROFILE_CONTENT_MAX_BYTES,
+      maxCount: config.AUTH_PROFILE_MAX_COUNT,
+    }),
+    healthProbes: { cosmos: cosmosProbe(database), storage: storageProbe(queues) },
+  };
+}
+
+/** Closes the connections a Services holds (the local host and tests stop cleanly with it). */
+export async function disposeServices(services: Services): Promise<void> {
+  services.cosmos.dispose();
+}

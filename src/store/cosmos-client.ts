@@ -1,0 +1,23 @@
+import * as https from "node:https";
+import { CosmosClient } from "@azure/cosmos";
+import type { AppConfig } from "../config";
+
+/** One client per process: it holds the connection pool and the account's routing metadata. */
+export function createCosmosClient(config: AppConfig): CosmosClient {
+  if (!config.COSMOS_KEY) {
+    throw new Error("COSMOS_KEY is not set; identity-based Cosmos DB access is not configured yet.");
+  }
+  return new CosmosClient({
+    endpoint: config.COSMOS_ENDPOINT,
+    key: config.COSMOS_KEY,
+    connectionPolicy: {
+      requestTimeout: config.COSMOS_REQUEST_TIMEOUT_MS,
+      // The SDK's default is to retry throttled and unreachable requests for up to 30 s; a caller
+      // waiting on an HTTP response is better served by a quick 503 with Retry-After.
+      retryOptions: { maxRetryAttemptCount: 3, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 5 },
+    },
+    ...(config.COSMOS_DISABLE_TLS_VERIFICATION && {
+      agent: new https.Agent({ keepAlive: true, rejectUnauthorized: false }),
+    }),
+  });
+}

@@ -1,0 +1,101 @@
+import type { Container, SqlQuerySpec } from "@azure/cosmos";
+import type { Page, PageRequest } from "../shared/page";
+import { isNotFound, translateCosmosError } from "./cosmos-errors";
+
+/** A stored document as read back: the body plus the store's version tag. */
+export type Stored<T> = T & { _etag: string };
+
+const SYSTEM_PROPERTIES = ["_rid", "_self", "_ts", "_attachments", "_lsn"] as const;
+
+function withoutSystemProperties<T>(resource: Record<string, unknown>): Stored<T> {
+  const copy = { ...resource };
+  for (const key of SYSTEM_PROPERTIES) delete copy[key];
+  return copy as Stored<T>;
+}
+
+async function translated<R>(operation: () => Promise<R>): Promise<R> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw translateCosmosError(error);
+  }
+}
+
+/**
+ * Typed access to one container. Every write is conditional where it replaces or deletes, so
+ * services get optimistic concurrency from Cosmos ETags; every failure is a domain error.
+ */
+export class DocumentStore<T extends { id: string }> {
+  constructor(
+    readonly container: Container,
+    private readonly partitionKeyOf: (document: T) => string,
+  ) {}
+
+  async read(id: string, partitionKey: string): Promise<Stored<T> | undefined> {
+    try {
+      const { resource } = await this.container.item(id, partitionKey).read();
+      return resource ? withoutSystemProperties<T>(resource) : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw translateCosmosError(error);
+    }
+  }
+
+  /** Creates the document; a taken id raises Conflict. */
+  async create(document: T): Promise<Stored<T>> {
+    return translated(async () => {
+      const { resource } = await this.container.items.create(document);
+      return withoutSystemProperties<T>(resource as unknown as Record<string, unknown>);
+    });
+  }
+
+  /** Replaces the version read earlier; a concurrent change raises PreconditionFailed. */
+  async replace(document: T, etag: string): Promise<Stored<T>> {
+    return translated(async () => {
+      const { resource } = await this.container
+        .item(document.id, this.partitionKeyOf(document))
+        .replace(document, { accessCondition: { type: "IfMatch", condition: etag } });
+      return withoutSystemProperties<T>(resource as unknown as Record<string, unknown>);
+    });
+  }
+
+  /** Deletes the version read earlier; false when it was already gone. */
+  async delete(id: string, partitionKey: string, etag: string): Promise<boolean> {
+    try {
+      await this.container
+        .item(id, partitionKey)
+        .delete({ accessCondition: { type: "IfMatch", condition: etag } });
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw translateCosmosError(error);
+    }
+  }
+
+  /** One page of a query, resumable with the returned continuation token. */
+  async queryPage(query: SqlQuerySpec, page: PageRequest): Promise<Page<Stored<T>>> {
+    return translated(async () => {
+      const iterator = this.container.items.query<Record<string, unknown>>(query, {
+        maxItemCount: page.pageSize,
+        ...(page.continuation !== undefined && { continuationToken: page.continuation }),
+      });
+      let response = await iterator.fetchNext();
+      // Cosmos may answer a page with no items but a continuation; a caller wants items or the end.
+      while (response.resources.length === 0 && response.continuationToken) {
+        response = await iterator.fetchNext();
+      }
+      return {
+        items: response.resources.map((resource) => withoutSystemProperties<T>(resource)),
+        continuation: response.continuationToken || undefined,
+      };
+    });
+  }
+
+  /** Every result of a query; for small result sets such as a quota reconciliation. */
+  async queryAll<R>(query: SqlQuerySpec): Promise<R[]> {
+    return translated(async () => {
+      const { resources } = await this.container.items.query<R>(query).fetchAll();
+      return resources;
+    });
+  }
+}

@@ -1,0 +1,16 @@
+/** How global setup tells the test workers where the shared stand-ins listen. */
+export const STAND_INS_ENV = "TEST_STAND_INS";
+
+export interface SharedStandIns {
+  cosmosEndpoint: string;
+  storageConnectionString: string;
+}
+
+export function sharedStandIns(): SharedStandIns {
+  const value = process.env[STAND_INS_ENV];
+  if (!value)
+    throw new Error(
+      `${STAND_INS_ENV} is not set: run the tests through jest (globalSetup starts the stand-ins)`,
+    );
+  return JSON.parse(value) as SharedStandIns;
+}

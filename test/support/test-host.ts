@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import type { LogLevel } from "@azure/functions";
+import { readHostSettings } from "../../dev/host-json";
+import { createLocalHost, type LocalHost } from "../../dev/local-host";
+import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
+import { type AppConfig, loadConfig } from "../../src/config";
+import { routes } from "../../src/http/routes";
+import { createServices, disposeServices, type Services } from "../../src/services";
+import { ensureContainers } from "../../src/store/containers";
+import { sharedStandIns } from "./stand-ins-env";
+
+export const FUNCTION_KEY = "test-function-key";
+export const MASTER_KEY = "test-master-key";
+
+export interface LogEntry {
+  level: LogLevel;
+  functionName: string;
+  message: string;
+}
+
+export interface TestHost {
+  baseUrl: string;
+  config: AppConfig;
+  services: Services;
+  logs: LogEntry[];
+  /** fetch against the host with the function key (override or drop it through headers). */
+  request(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
+  /** Stops the host but leaves its database in place (for restart tests). */
+  stop(): Promise<void>;
+}
+
+/**
+ * A local host on a free port, serving the real route table over HTTP against the shared
+ * stand-ins, with a database of its own so test files never see each other's data.
+ */
+export async function startTestHost(
+  settings: Record<string, string> = {},
+  databaseId?: string,
+): Promise<TestHost> {
+  const { cosmosEndpoint, storageConnectionString } = sharedStandIns();
+  const config = loadConfig({
+    COSMOS_ENDPOINT: cosmosEndpoint,
+    COSMOS_KEY: COSMOS_EMULATOR_KEY,
+    COSMOS_DISABLE_TLS_VERIFICATION: "true",
+    COSMOS_DATABASE: databaseId ?? `test-${randomUUID().slice(0, 8)}`,
+    AzureWebJobsStorage: storageConnectionString,
+    ...settings,
+  });
+  const services = createServices(config);
+  await ensureContainers(services.cosmos, config.COSMOS_DATABASE);
+  const logs: LogEntry[] = [];
+  const host: LocalHost = createLocalHost({
+    routes,
+    services,
+    keys: { functionKey: FUNCTION_KEY, masterKey: MASTER_KEY },
+    routePrefix: readHostSettings().routePrefix,
+    log: (level, functionName, message) => logs.push({ level, functionName, message }),
+  });
+  const baseUrl = await host.listen(0);
+  return {
+    baseUrl,
+    config,
+    services,
+    logs,
+    request(path, init = {}) {
+      const { key = FUNCTION_KEY, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key !== null && !headers.has("x-functions-key")) headers.set("x-functions-key", key);
+      if (rest.body !== undefined && !headers.has("content-type"))
+        headers.set("content-type", "application/json");
+      return fetch(`${baseUrl}${path}`, { ...rest, headers });
+    },
+    async stop() {
+      await host.close();
+      await disposeServices(services);
+    },
+  };
+}
