@@ -1,6 +1,6 @@
 import type { HttpRequest } from "@azure/functions";
 import { InvalidRequestContent } from "../shared/errors";
-import type { Page, PageRequest } from "../shared/page";
+import { InvalidContinuationToken, type Page, type PageRequest } from "../shared/page";
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -27,7 +27,7 @@ export function readPageRequest(request: HttpRequest): PageRequest {
 function decodeSkipToken(skipToken: string): string {
   const decoded = Buffer.from(skipToken, "base64url").toString("utf8");
   if (!/^[A-Za-z0-9_-]+$/.test(skipToken) || decoded.length === 0 || !isJson(decoded)) {
-    throw new InvalidRequestContent("$skipToken is not a token this service issued.", "$skipToken");
+    throw new InvalidContinuationToken();
   }
   return decoded;
 }

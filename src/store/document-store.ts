@@ -1,5 +1,5 @@
 import type { Container, SqlQuerySpec } from "@azure/cosmos";
-import type { Page, PageRequest } from "../shared/page";
+import { InvalidContinuationToken, type Page, type PageRequest } from "../shared/page";
 import { isNotFound, translateCosmosError } from "./cosmos-errors";
 
 /** A stored document as read back: the body plus the store's version tag. */
@@ -74,7 +74,7 @@ export class DocumentStore<T extends { id: string }> {
 
   /** One page of a query, resumable with the returned continuation token. */
   async queryPage(query: SqlQuerySpec, page: PageRequest): Promise<Page<Stored<T>>> {
-    return translated(async () => {
+    try {
       const iterator = this.container.items.query<Record<string, unknown>>(query, {
         maxItemCount: page.pageSize,
         ...(page.continuation !== undefined && { continuationToken: page.continuation }),
@@ -88,7 +88,12 @@ export class DocumentStore<T extends { id: string }> {
         items: response.resources.map((resource) => withoutSystemProperties<T>(resource)),
         continuation: response.continuationToken || undefined,
       };
-    });
+    } catch (error) {
+      if (page.continuation !== undefined && (error as { code?: unknown }).code === 400) {
+        throw new InvalidContinuationToken();
+      }
+      throw translateCosmosError(error);
+    }
   }
 
   /** Every result of a query; for small result sets such as a quota reconciliation. */

@@ -36,6 +36,7 @@ export interface TestHost {
 export async function startTestHost(
   settings: Record<string, string> = {},
   databaseId?: string,
+  options: { createContainers?: boolean } = {},
 ): Promise<TestHost> {
   const { cosmosEndpoint, storageConnectionString } = sharedStandIns();
   const config = loadConfig({
@@ -47,7 +48,7 @@ export async function startTestHost(
     ...settings,
   });
   const services = createServices(config);
-  await ensureContainers(services.cosmos, config.COSMOS_DATABASE);
+  if (options.createContainers !== false) await ensureContainers(services.cosmos, config.COSMOS_DATABASE);
   const logs: LogEntry[] = [];
   const host: LocalHost = createLocalHost({
     routes,

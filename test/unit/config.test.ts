@@ -1,0 +1,51 @@
+import { ConfigError, loadConfig } from "../../src/config";
+import { thrown } from "../support/thrown";
+
+const valid = {
+  COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
+  COSMOS_KEY: "key",
+  AzureWebJobsStorage: "UseDevelopmentStorage=true",
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  const error = thrown(() => loadConfig(env));
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).problems;
+}
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = loadConfig(valid);
+    expect(config.AUTH_PROFILE_CONTENT_MAX_BYTES).toBe(4096);
+    expect(config.AUTH_PROFILE_MAX_COUNT).toBe(10);
+    expect(config.COSMOS_DATABASE).toBe("twin-resources");
+    expect(config.COSMOS_DISABLE_TLS_VERIFICATION).toBe(false);
+  });
+
+  it("names every bad setting", () => {
+    const problems = problemsOf({ ...valid, COSMOS_ENDPOINT: "ftp://x", AUTH_PROFILE_MAX_COUNT: "abc" });
+    expect(problems).toHaveLength(2);
+    expect(problems.some((problem) => problem.startsWith("COSMOS_ENDPOINT:"))).toBe(true);
+    expect(problems.some((problem) => problem.startsWith("AUTH_PROFILE_MAX_COUNT:"))).toBe(true);
+  });
+
+  it("names a missing required setting", () => {
+    expect(problemsOf({ COSMOS_ENDPOINT: valid.COSMOS_ENDPOINT })[0]).toMatch(/^AzureWebJobsStorage:/);
+  });
+
+  it("refuses to switch off TLS verification for a remote Cosmos account", () => {
+    const problems = problemsOf({
+      ...valid,
+      COSMOS_ENDPOINT: "https://account.documents.azure.com:443/",
+      COSMOS_DISABLE_TLS_VERIFICATION: "true",
+    });
+    expect(problems[0]).toMatch(/^COSMOS_DISABLE_TLS_VERIFICATION:/);
+  });
+
+  it("never quotes a setting's value in its message", () => {
+    const secretLooking = "not-a-number-but-secret";
+    expect(problemsOf({ ...valid, AUTH_PROFILE_MAX_COUNT: secretLooking }).join("\n")).not.toContain(
+      secretLooking,
+    );
+  });
+});

@@ -1,0 +1,41 @@
+import { CREDENTIAL_KEYS, contentProblem, utf8Length } from "../../src/profiles/profile-content";
+
+describe("profile content rules", () => {
+  it("accepts a JSON object such as the sample", () => {
+    expect(
+      contentProblem('{"AllowDBUserOverride":"1","Client_ID":"ExampleClientID","App_ID":"example"}'),
+    ).toBeUndefined();
+  });
+
+  it.each(["[1,2]", '"text"', "42", "null", "true"])(
+    "rejects %s, which is JSON but not an object",
+    (content) => {
+      expect(contentProblem(content)).toMatch(/must be a JSON object/);
+    },
+  );
+
+  it("rejects text that is not JSON", () => {
+    expect(contentProblem("{not json")).toMatch(/not valid JSON/);
+  });
+
+  it.each(CREDENTIAL_KEYS)("rejects the credential key %s, in any letter case, at any depth", (key) => {
+    expect(contentProblem(JSON.stringify({ [key]: "x" }))).toContain(`'${key}'`);
+    expect(contentProblem(JSON.stringify({ [key.toUpperCase()]: "x" }))).toContain(key.toUpperCase());
+    expect(contentProblem(JSON.stringify({ nested: [{ [key.toLowerCase()]: "x" }] }))).toBeDefined();
+  });
+
+  it("names the key but never the value of a credential", () => {
+    const problem = contentProblem('{"Password":"hunter2"}');
+    expect(problem).toContain("Password");
+    expect(problem).not.toContain("hunter2");
+  });
+
+  it("does not mistake a value for a key", () => {
+    expect(contentProblem('{"note":"Password"}')).toBeUndefined();
+  });
+
+  it("counts UTF-8 bytes, not characters", () => {
+    expect(utf8Length("é")).toBe(2);
+    expect(utf8Length("😀")).toBe(4);
+  });
+});
