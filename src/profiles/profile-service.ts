@@ -1,14 +1,8 @@
 import type { Container } from "@azure/cosmos";
-import {
-  InvalidRequestContent,
-  PreconditionFailed,
-  QuotaExceeded,
-  ResourceNotFound,
-  ServiceUnavailable,
-} from "../shared/errors";
+import { InvalidRequestContent, QuotaExceeded, ResourceNotFound } from "../shared/errors";
 import type { Page, PageRequest } from "../shared/page";
-import { checkPreconditions, hasPreconditions, type Preconditions } from "../shared/preconditions";
-import { Conflict } from "../store/cosmos-errors";
+import type { Preconditions } from "../shared/preconditions";
+import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import type { QuotaLedger, QuotaScope } from "../store/quota-ledger";
 import { utf8Length } from "./profile-content";
@@ -33,9 +27,6 @@ export interface ProfileLimits {
   maxCount: number;
 }
 
-/** How many times a write without preconditions re-reads after losing a race before giving up. */
-const WRITE_ATTEMPTS = 5;
-
 function toResource(document: Stored<ProfileDocument>): Versioned<AuthenticationProfile> {
   return {
     resource: {
@@ -51,17 +42,23 @@ function sameName(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
+function addressOf(name: string): DocumentAddress {
+  return { id: name.toLowerCase(), partitionKey: name.toLowerCase() };
+}
+
 export class ProfileService {
   private readonly documents: DocumentStore<ProfileDocument>;
-  private readonly quotaScope: QuotaScope;
+  private readonly writer: ConditionalWriter<ProfileDocument>;
+  private readonly quota: QuotaScope;
 
   constructor(
     container: Container,
-    private readonly quotas: QuotaLedger,
+    quotas: QuotaLedger,
     private readonly limits: ProfileLimits,
   ) {
     this.documents = new DocumentStore<ProfileDocument>(container, (document) => document.id);
-    this.quotaScope = {
+    this.writer = new ConditionalWriter(this.documents, quotas, "authentication profile");
+    this.quota = {
       id: "authenticationProfiles",
       limit: limits.maxCount,
       noun: "authentication profiles",
@@ -70,7 +67,8 @@ export class ProfileService {
   }
 
   async get(name: string): Promise<Versioned<AuthenticationProfile>> {
-    const document = await this.documents.read(name.toLowerCase(), name.toLowerCase());
+    const { id, partitionKey } = addressOf(name);
+    const document = await this.documents.read(id, partitionKey);
     if (!document) throw notFound(name);
     return toResource(document);
   }
@@ -91,36 +89,23 @@ export class ProfileService {
   ): Promise<{ profile: Versioned<AuthenticationProfile>; created: boolean }> {
     this.checkEchoedFields(name, body);
     this.checkContentQuota(body.authenticationProfileContent);
-    const key = name.toLowerCase();
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const existing = await this.documents.read(key, key);
-      checkPreconditions(preconditions, existing?._etag);
-      const now = new Date().toISOString();
-      if (existing) {
-        const replaced = await this.replaceUnlessRaced(
-          { ...existing, authenticationProfileContent: body.authenticationProfileContent, updatedAt: now },
-          existing._etag,
-          preconditions,
-        );
-        if (replaced) return { profile: toResource(replaced), created: false };
-        continue;
-      }
-      await this.quotas.reserve(this.quotaScope, key);
-      try {
-        const created = await this.documents.create({
-          id: key,
-          authenticationProfileName: name,
-          authenticationProfileContent: body.authenticationProfileContent,
-          createdAt: now,
-          updatedAt: now,
-        });
-        return { profile: toResource(created), created: true };
-      } catch (error) {
-        // Someone created it first: go round again and treat it as a replace (or a 412).
-        if (!(error instanceof Conflict)) throw error;
-      }
-    }
-    throw contention();
+    const now = new Date().toISOString();
+    const { document, created } = await this.writer.put(
+      addressOf(name),
+      preconditions,
+      (existing) =>
+        existing
+          ? { ...existing, authenticationProfileContent: body.authenticationProfileContent, updatedAt: now }
+          : {
+              id: name.toLowerCase(),
+              authenticationProfileName: name,
+              authenticationProfileContent: body.authenticationProfileContent,
+              createdAt: now,
+              updatedAt: now,
+            },
+      this.quota,
+    );
+    return { profile: toResource(document), created };
   }
 
   async patch(
@@ -131,57 +116,23 @@ export class ProfileService {
     this.checkEchoedFields(name, body);
     if (body.authenticationProfileContent !== undefined)
       this.checkContentQuota(body.authenticationProfileContent);
-    const key = name.toLowerCase();
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const existing = await this.documents.read(key, key);
-      checkPreconditions(preconditions, existing?._etag);
-      if (!existing) throw notFound(name);
-      const replaced = await this.replaceUnlessRaced(
-        {
-          ...existing,
-          authenticationProfileContent:
-            body.authenticationProfileContent ?? existing.authenticationProfileContent,
-          updatedAt: new Date().toISOString(),
-        },
-        existing._etag,
-        preconditions,
-      );
-      if (replaced) return toResource(replaced);
-    }
-    throw contention();
+    const document = await this.writer.patch(
+      addressOf(name),
+      preconditions,
+      (existing) => ({
+        ...existing,
+        authenticationProfileContent:
+          body.authenticationProfileContent ?? existing.authenticationProfileContent,
+        updatedAt: new Date().toISOString(),
+      }),
+      () => notFound(name),
+    );
+    return toResource(document);
   }
 
   /** Deletes the profile; false when there was nothing to delete. */
-  async delete(name: string, preconditions: Preconditions): Promise<boolean> {
-    const key = name.toLowerCase();
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const existing = await this.documents.read(key, key);
-      checkPreconditions(preconditions, existing?._etag);
-      if (!existing) return false;
-      try {
-        if (!(await this.documents.delete(key, key, existing._etag))) return false;
-      } catch (error) {
-        if (hasPreconditions(preconditions) || !isRace(error)) throw error;
-        continue;
-      }
-      await this.quotas.release(this.quotaScope, key);
-      return true;
-    }
-    throw contention();
-  }
-
-  /** A replace that lost a race is retried by the caller unless the client set a precondition. */
-  private async replaceUnlessRaced(
-    document: ProfileDocument,
-    etag: string,
-    preconditions: Preconditions,
-  ): Promise<Stored<ProfileDocument> | undefined> {
-    try {
-      return await this.documents.replace(document, etag);
-    } catch (error) {
-      if (hasPreconditions(preconditions) || !isRace(error)) throw error;
-      return undefined;
-    }
+  delete(name: string, preconditions: Preconditions): Promise<boolean> {
+    return this.writer.delete(addressOf(name), preconditions, this.quota);
   }
 
   /** `id` and the name are read-only echoes of the path. */
@@ -208,15 +159,6 @@ export class ProfileService {
   }
 }
 
-/** The store raises PreconditionFailed when the version read was replaced before the write. */
-function isRace(error: unknown): boolean {
-  return error instanceof PreconditionFailed;
-}
-
 function notFound(name: string): ResourceNotFound {
   return new ResourceNotFound(`The authentication profile '${name}' was not found.`);
-}
-
-function contention(): ServiceUnavailable {
-  return new ServiceUnavailable("The profile is being changed concurrently; retry shortly.", 1);
 }
