@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { encryptionKeySetting, previousKeysSetting } from "./secrets/encryption-key-setting";
 
 /** "true"/"false"/"1"/"0" as app settings carry them; anything else is a start-up error. */
 const booleanSetting = z
@@ -30,6 +31,11 @@ export const configSchema = z
     AzureWebJobsStorage: z.string().min(1, "is required"),
     AUTH_PROFILE_CONTENT_MAX_BYTES: positiveIntSetting.default(4096),
     AUTH_PROFILE_MAX_COUNT: positiveIntSetting.default(10),
+    ENDPOINTS_PER_INSTANCE_MAX: positiveIntSetting.default(6),
+    /** Seals endpoint secrets at rest (AES-256-GCM). */
+    SECRETS_ENCRYPTION_KEY: encryptionKeySetting,
+    /** Keys used before a rotation, still accepted for opening what they sealed. */
+    SECRETS_ENCRYPTION_PREVIOUS_KEYS: previousKeysSetting.optional(),
   })
   .superRefine((config, ctx) => {
     if (
@@ -62,7 +68,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const result = configSchema.safeParse(input);
   if (!result.success) {
     throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join(".") || "(settings)"}: ${issue.message}`),
+      result.error.issues.map((issue) => {
+        const missing = issue.code === "invalid_type" && issue.input === undefined;
+        return `${issue.path.join(".") || "(settings)"}: ${missing ? "is required" : issue.message}`;
+      }),
     );
   }
   return result.data;

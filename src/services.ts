@@ -1,8 +1,10 @@
 import type { CosmosClient, Database } from "@azure/cosmos";
 import { QueueServiceClient } from "@azure/storage-queue";
 import type { AppConfig } from "./config";
+import { EndpointService } from "./endpoints/endpoint-service";
 import { cosmosProbe, type Probe, storageProbe } from "./health/health-check";
 import { ProfileService } from "./profiles/profile-service";
+import { SecretBox } from "./secrets/secret-box";
 import { CONTAINERS } from "./store/containers";
 import { createCosmosClient } from "./store/cosmos-client";
 import { QuotaLedger } from "./store/quota-ledger";
@@ -14,6 +16,7 @@ export interface Services {
   database: Database;
   queues: QueueServiceClient;
   profiles: ProfileService;
+  endpoints: EndpointService;
   healthProbes: Record<string, Probe>;
 }
 
@@ -33,6 +36,12 @@ export function createServices(config: AppConfig): Services {
       maxContentBytes: config.AUTH_PROFILE_CONTENT_MAX_BYTES,
       maxCount: config.AUTH_PROFILE_MAX_COUNT,
     }),
+    endpoints: new EndpointService(
+      database.container(CONTAINERS.queueEndpoints.id),
+      quotas,
+      new SecretBox(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []),
+      config.ENDPOINTS_PER_INSTANCE_MAX,
+    ),
     healthProbes: { cosmos: cosmosProbe(database), storage: storageProbe(queues) },
   };
 }

@@ -1,3 +1,4 @@
+import { endpointRoutes } from "../endpoints/endpoint-routes";
 import { healthRoutes } from "../health/health-routes";
 import { profileRoutes } from "../profiles/profile-routes";
 import type { RouteDefinition } from "./route";
@@ -6,4 +7,4 @@ import type { RouteDefinition } from "./route";
  * The one route table. functions/ registers it with the Functions host and the local host in
  * dev/ serves it; nothing else lists routes.
  */
-export const routes: readonly RouteDefinition[] = [...healthRoutes, ...profileRoutes];
+export const routes: readonly RouteDefinition[] = [...healthRoutes, ...profileRoutes, ...endpointRoutes];

@@ -45,7 +45,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
   const details = result.error.issues.flatMap(toDetails);
   const first = details[0];
   throw new InvalidRequestContent(
-    details.length === 1 && first ? first.message : `The request has ${details.length} invalid fields.`,
+    details.length === 1 && first
+      ? first.message
+      : `The request has ${details.length} invalid fields: ${[...new Set(details.map((detail) => detail.target))].join(", ")}.`,
+
     first?.target,
     details,
   );

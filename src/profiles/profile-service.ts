@@ -1,7 +1,9 @@
 import type { Container } from "@azure/cosmos";
+import type { ResourceService } from "../http/resource-routes";
 import { InvalidRequestContent, QuotaExceeded, ResourceNotFound } from "../shared/errors";
 import type { Page, PageRequest } from "../shared/page";
 import type { Preconditions } from "../shared/preconditions";
+import type { Versioned } from "../shared/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import type { QuotaLedger, QuotaScope } from "../store/quota-ledger";
@@ -15,11 +17,6 @@ export interface ProfileDocument {
   authenticationProfileContent: string;
   createdAt: string;
   updatedAt: string;
-}
-
-export interface Versioned<T> {
-  resource: T;
-  etag: string;
 }
 
 export interface ProfileLimits {
@@ -42,11 +39,19 @@ function sameName(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
-function addressOf(name: string): DocumentAddress {
+/** The profile's path parameters. */
+export interface ProfilePath {
+  authenticationProfileName: string;
+}
+
+function addressOf({ authenticationProfileName: name }: ProfilePath): DocumentAddress {
   return { id: name.toLowerCase(), partitionKey: name.toLowerCase() };
 }
 
-export class ProfileService {
+export class ProfileService
+  implements
+    ResourceService<Record<string, never>, ProfilePath, AuthenticationProfile, ProfilePut, ProfilePatch>
+{
   private readonly documents: DocumentStore<ProfileDocument>;
   private readonly writer: ConditionalWriter<ProfileDocument>;
   private readonly quota: QuotaScope;
@@ -66,14 +71,14 @@ export class ProfileService {
     };
   }
 
-  async get(name: string): Promise<Versioned<AuthenticationProfile>> {
-    const { id, partitionKey } = addressOf(name);
+  async get(path: ProfilePath): Promise<Versioned<AuthenticationProfile>> {
+    const { id, partitionKey } = addressOf(path);
     const document = await this.documents.read(id, partitionKey);
-    if (!document) throw notFound(name);
+    if (!document) throw notFound(path);
     return toResource(document);
   }
 
-  async list(page: PageRequest): Promise<Page<AuthenticationProfile>> {
+  async list(_path: Record<string, never>, page: PageRequest): Promise<Page<AuthenticationProfile>> {
     const result = await this.documents.queryPage({ query: "SELECT * FROM c ORDER BY c.id" }, page);
     return {
       items: result.items.map((document) => toResource(document).resource),
@@ -83,15 +88,16 @@ export class ProfileService {
 
   /** Creates or replaces the profile; `created` tells which. */
   async put(
-    name: string,
+    path: ProfilePath,
     body: ProfilePut,
     preconditions: Preconditions,
-  ): Promise<{ profile: Versioned<AuthenticationProfile>; created: boolean }> {
+  ): Promise<{ versioned: Versioned<AuthenticationProfile>; created: boolean }> {
+    const name = path.authenticationProfileName;
     this.checkEchoedFields(name, body);
     this.checkContentQuota(body.authenticationProfileContent);
     const now = new Date().toISOString();
     const { document, created } = await this.writer.put(
-      addressOf(name),
+      addressOf(path),
       preconditions,
       (existing) =>
         existing
@@ -105,19 +111,19 @@ export class ProfileService {
             },
       this.quota,
     );
-    return { profile: toResource(document), created };
+    return { versioned: toResource(document), created };
   }
 
   async patch(
-    name: string,
+    path: ProfilePath,
     body: ProfilePatch,
     preconditions: Preconditions,
   ): Promise<Versioned<AuthenticationProfile>> {
-    this.checkEchoedFields(name, body);
+    this.checkEchoedFields(path.authenticationProfileName, body);
     if (body.authenticationProfileContent !== undefined)
       this.checkContentQuota(body.authenticationProfileContent);
     const document = await this.writer.patch(
-      addressOf(name),
+      addressOf(path),
       preconditions,
       (existing) => ({
         ...existing,
@@ -125,14 +131,14 @@ export class ProfileService {
           body.authenticationProfileContent ?? existing.authenticationProfileContent,
         updatedAt: new Date().toISOString(),
       }),
-      () => notFound(name),
+      () => notFound(path),
     );
     return toResource(document);
   }
 
   /** Deletes the profile; false when there was nothing to delete. */
-  delete(name: string, preconditions: Preconditions): Promise<boolean> {
-    return this.writer.delete(addressOf(name), preconditions, this.quota);
+  delete(path: ProfilePath, preconditions: Preconditions): Promise<boolean> {
+    return this.writer.delete(addressOf(path), preconditions, this.quota);
   }
 
   /** `id` and the name are read-only echoes of the path. */
@@ -159,6 +165,8 @@ export class ProfileService {
   }
 }
 
-function notFound(name: string): ResourceNotFound {
-  return new ResourceNotFound(`The authentication profile '${name}' was not found.`);
+function notFound(path: ProfilePath): ResourceNotFound {
+  return new ResourceNotFound(
+    `The authentication profile '${path.authenticationProfileName}' was not found.`,
+  );
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { LogLevel } from "@azure/functions";
 import { readHostSettings } from "../../dev/host-json";
 import { createLocalHost, type LocalHost } from "../../dev/local-host";
@@ -10,6 +10,8 @@ import { ensureContainers } from "../../src/store/containers";
 import { sharedStandIns } from "./stand-ins-env";
 
 export const FUNCTION_KEY = "test-function-key";
+/** One throwaway encryption key per test process, so a restarted host opens what it sealed. */
+export const TEST_ENCRYPTION_KEY = randomBytes(32).toString("base64");
 export const MASTER_KEY = "test-master-key";
 
 export interface LogEntry {
@@ -45,6 +47,7 @@ export async function startTestHost(
     COSMOS_DISABLE_TLS_VERIFICATION: "true",
     COSMOS_DATABASE: databaseId ?? `test-${randomUUID().slice(0, 8)}`,
     AzureWebJobsStorage: storageConnectionString,
+    SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...settings,
   });
   const services = createServices(config);

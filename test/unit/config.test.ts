@@ -5,6 +5,7 @@ const valid = {
   COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
   COSMOS_KEY: "key",
   AzureWebJobsStorage: "UseDevelopmentStorage=true",
+  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
 };
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -47,5 +48,33 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...valid, AUTH_PROFILE_MAX_COUNT: secretLooking }).join("\n")).not.toContain(
       secretLooking,
     );
+  });
+});
+
+describe("SECRETS_ENCRYPTION_KEY", () => {
+  it("is required", () => {
+    const { SECRETS_ENCRYPTION_KEY: _omitted, ...withoutKey } = valid;
+    expect(problemsOf(withoutKey)).toEqual(["SECRETS_ENCRYPTION_KEY: is required"]);
+  });
+
+  it.each([
+    ["16 bytes", Buffer.alloc(16, 1).toString("base64")],
+    ["33 bytes", Buffer.alloc(33, 1).toString("base64")],
+    ["not base64", "this is not base64 at all!!"],
+  ])("refuses a key of %s without echoing it", (_label, key) => {
+    const problems = problemsOf({ ...valid, SECRETS_ENCRYPTION_KEY: key });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SECRETS_ENCRYPTION_KEY: must be 32 random bytes in base64/);
+    expect(problems[0]).not.toContain(key);
+  });
+
+  it("decodes the key and the previous keys", () => {
+    const previous = [Buffer.alloc(32, 2), Buffer.alloc(32, 3)];
+    const config = loadConfig({
+      ...valid,
+      SECRETS_ENCRYPTION_PREVIOUS_KEYS: previous.map((key) => key.toString("base64")).join(", "),
+    });
+    expect(config.SECRETS_ENCRYPTION_KEY).toEqual(Buffer.alloc(32, 7));
+    expect(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS).toEqual(previous);
   });
 });

@@ -6,6 +6,7 @@ const validEnv = {
   COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
   COSMOS_KEY: "key",
   AzureWebJobsStorage: "UseDevelopmentStorage=true",
+  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
 };
 
 function loadEntry(env: Record<string, string>): {
@@ -14,7 +15,7 @@ function loadEntry(env: Record<string, string>): {
   const saved = { ...process.env };
   const registered: { name: string; options: Record<string, unknown> }[] = [];
   try {
-    for (const key of ["COSMOS_ENDPOINT", "COSMOS_KEY", "AzureWebJobsStorage"]) delete process.env[key];
+    for (const key of Object.keys(validEnv)) delete process.env[key];
     Object.assign(process.env, env);
     jest.isolateModules(() => {
       const functions = require("@azure/functions") as typeof import("@azure/functions");

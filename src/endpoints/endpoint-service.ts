@@ -1,0 +1,285 @@
+import { createHash } from "node:crypto";
+import type { Container } from "@azure/cosmos";
+
+import type { ResourceService } from "../http/resource-routes";
+import type { SealedBox, SecretBox } from "../secrets/secret-box";
+import { InvalidRequestContent, ResourceNotFound } from "../shared/errors";
+import type { Page, PageRequest } from "../shared/page";
+import type { Preconditions } from "../shared/preconditions";
+import type { Versioned } from "../shared/versioned";
+import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
+import { DocumentStore, type Stored } from "../store/document-store";
+import type { QuotaLedger, QuotaScope } from "../store/quota-ledger";
+import { maskConnectionString, parseConnectionString } from "./connection-string";
+import { maskDeadLetterSecret } from "./dead-letter-secret";
+import { type EndpointPath, type InstancePath, instanceKey, twinsInstanceId } from "./endpoint-path";
+import {
+  type EndpointPatch,
+  type EndpointPut,
+  type EndpointSecrets,
+  endpointSecretsSchema,
+  type QueueEndpoint,
+} from "./endpoint-schema";
+
+/**
+ * The stored form. Partitioned by the instance (lower-cased id), so one instance's endpoints are
+ * one partition: the delivery lookup is a single-partition query. No plaintext secret is stored.
+ */
+export interface EndpointDocument {
+  id: string;
+  instanceKey: string;
+  name: string;
+  twinsInstanceId: string;
+  /** The topic (EntityPath): not a secret, kept in clear for operators. */
+  topic: string;
+  secrets: SealedBox;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An endpoint with its secrets opened: for delivery, never for a response. */
+export interface DeliveryEndpoint {
+  id: string;
+  name: string;
+  topic: string;
+  secrets: EndpointSecrets;
+}
+
+function addressOf(path: EndpointPath): DocumentAddress {
+  return { id: path.endpointName.toLowerCase(), partitionKey: instanceKey(path) };
+}
+
+function resourceId(twinsInstance: string, name: string): string {
+  return `${twinsInstance}/endpoints/${name}`;
+}
+
+/** Where the secrets' ciphertext is bound: it opens only in this document. */
+function sealingContext(document: Pick<EndpointDocument, "instanceKey" | "id">): string {
+  return `${document.instanceKey}/endpoints/${document.id}`;
+}
+
+function topicOf(connectionString: string): string {
+  const parsed = parseConnectionString(connectionString);
+  return parsed.ok ? parsed.parts.entityPath : "";
+}
+
+function sameName(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+export class EndpointService
+  implements ResourceService<InstancePath, EndpointPath, QueueEndpoint, EndpointPut, EndpointPatch>
+{
+  private readonly documents: DocumentStore<EndpointDocument>;
+  private readonly writer: ConditionalWriter<EndpointDocument>;
+
+  constructor(
+    container: Container,
+    quotas: QuotaLedger,
+    private readonly secretBox: SecretBox,
+    private readonly maxPerInstance: number,
+  ) {
+    this.documents = new DocumentStore<EndpointDocument>(container, (document) => document.instanceKey);
+    this.writer = new ConditionalWriter(this.documents, quotas, "endpoint");
+  }
+
+  async get(path: EndpointPath): Promise<Versioned<QueueEndpoint>> {
+    const { id, partitionKey } = addressOf(path);
+    const document = await this.documents.read(id, partitionKey);
+    if (!document) throw notFound(path);
+    return this.toResource(document);
+  }
+
+  async list(path: InstancePath, page: PageRequest): Promise<Page<QueueEndpoint>> {
+    const result = await this.documents.queryPage(this.instanceQuery(path, "SELECT * FROM c"), page);
+    return {
+      items: result.items.map((document) => this.toResource(document).resource),
+      continuation: result.continuation,
+    };
+  }
+
+  /** Every endpoint of an instance with its secrets opened, for delivery: one partition, one query. */
+  async listForDelivery(path: InstancePath): Promise<DeliveryEndpoint[]> {
+    const documents = await this.documents.queryAll<Stored<EndpointDocument>>(
+      this.instanceQuery(path, "SELECT * FROM c"),
+    );
+    return documents.map((document) => ({
+      id: resourceId(document.twinsInstanceId, document.name),
+      name: document.name,
+      topic: document.topic,
+      secrets: this.openSecrets(document),
+    }));
+  }
+
+  async put(
+    path: EndpointPath,
+    body: EndpointPut,
+    preconditions: Preconditions,
+  ): Promise<{ versioned: Versioned<QueueEndpoint>; created: boolean }> {
+    this.checkEchoedFields(path, body);
+    const secrets: EndpointSecrets = {
+      queuePrimaryConnectionString: body.queuePrimaryConnectionString,
+      queueSecondaryConnectionString: body.queueSecondaryConnectionString,
+      ...(body.deadLetterStorageSecret !== undefined && {
+        deadLetterStorageSecret: body.deadLetterStorageSecret,
+      }),
+    };
+    checkSameTopic(secrets);
+    const now = new Date().toISOString();
+    const { document, created } = await this.writer.put(
+      addressOf(path),
+      preconditions,
+      (existing) =>
+        this.sealed(
+          existing ?? {
+            id: path.endpointName.toLowerCase(),
+            instanceKey: instanceKey(path),
+            name: path.endpointName,
+            twinsInstanceId: twinsInstanceId(path),
+            createdAt: now,
+          },
+          secrets,
+          now,
+        ),
+      this.quotaScope(path),
+    );
+    return { versioned: this.toResource(document), created };
+  }
+
+  async patch(
+    path: EndpointPath,
+    body: EndpointPatch,
+    preconditions: Preconditions,
+  ): Promise<Versioned<QueueEndpoint>> {
+    this.checkEchoedFields(path, body);
+    const document = await this.writer.patch(
+      addressOf(path),
+      preconditions,
+      (existing) => {
+        const current = this.openSecrets(existing);
+        const merged: EndpointSecrets = {
+          queuePrimaryConnectionString:
+            body.queuePrimaryConnectionString ?? current.queuePrimaryConnectionString,
+          queueSecondaryConnectionString:
+            body.queueSecondaryConnectionString ?? current.queueSecondaryConnectionString,
+        };
+        const deadLetter =
+          body.deadLetterStorageSecret === undefined
+            ? current.deadLetterStorageSecret
+            : body.deadLetterStorageSecret;
+        if (deadLetter !== null && deadLetter !== undefined) merged.deadLetterStorageSecret = deadLetter;
+        checkSameTopic(merged);
+        return this.sealed(existing, merged, new Date().toISOString());
+      },
+      () => notFound(path),
+    );
+    return this.toResource(document);
+  }
+
+  delete(path: EndpointPath, preconditions: Preconditions): Promise<boolean> {
+    return this.writer.delete(addressOf(path), preconditions, this.quotaScope(path));
+  }
+
+  private sealed(
+    base: Pick<EndpointDocument, "id" | "instanceKey" | "name" | "twinsInstanceId" | "createdAt">,
+    secrets: EndpointSecrets,
+    now: string,
+  ): EndpointDocument {
+    return {
+      id: base.id,
+      instanceKey: base.instanceKey,
+      name: base.name,
+      twinsInstanceId: base.twinsInstanceId,
+      topic: topicOf(secrets.queuePrimaryConnectionString),
+      secrets: this.secretBox.seal(JSON.stringify(secrets), sealingContext(base)),
+      createdAt: base.createdAt,
+      updatedAt: now,
+    };
+  }
+
+  private openSecrets(document: EndpointDocument): EndpointSecrets {
+    return endpointSecretsSchema.parse(
+      JSON.parse(this.secretBox.open(document.secrets, sealingContext(document))),
+    );
+  }
+
+  private toResource(document: Stored<EndpointDocument>): Versioned<QueueEndpoint> {
+    const secrets = this.openSecrets(document);
+    return {
+      resource: {
+        id: resourceId(document.twinsInstanceId, document.name),
+        name: document.name,
+        twinsInstanceId: document.twinsInstanceId,
+        queuePrimaryConnectionString: maskConnectionString(secrets.queuePrimaryConnectionString),
+        queueSecondaryConnectionString: maskConnectionString(secrets.queueSecondaryConnectionString),
+        ...(secrets.deadLetterStorageSecret !== undefined && {
+          deadLetterStorageSecret: maskDeadLetterSecret(secrets.deadLetterStorageSecret),
+        }),
+      },
+      etag: document._etag,
+    };
+  }
+
+  private instanceQuery(path: InstancePath, select: string) {
+    // The partition key is filtered in the query text too: the local Cosmos server ignores the option.
+    return {
+      query: `${select} WHERE c.instanceKey = @instanceKey ORDER BY c.id`,
+      parameters: [{ name: "@instanceKey", value: instanceKey(path) }],
+    };
+  }
+
+  private quotaScope(path: InstancePath): QuotaScope {
+    return {
+      // Cosmos ids may not hold '/' and are at most 255 characters: the instance id is hashed.
+      id: `endpoints-${createHash("sha256").update(instanceKey(path)).digest("hex")}`,
+      limit: this.maxPerInstance,
+      noun: `endpoints of the instance '${path.instanceName}'`,
+      existingKeys: () =>
+        this.documents.queryAll<string>({
+          query: "SELECT VALUE c.id FROM c WHERE c.instanceKey = @instanceKey",
+          parameters: [{ name: "@instanceKey", value: instanceKey(path) }],
+        }),
+    };
+  }
+
+  /** `id`, `name` and `twinsInstanceId` are read-only echoes of the path. */
+  private checkEchoedFields(path: EndpointPath, body: EndpointPatch): void {
+    if (body.twinsInstanceId !== undefined && !sameName(body.twinsInstanceId, twinsInstanceId(path))) {
+      throw new InvalidRequestContent(
+        "twinsInstanceId must equal the instance in the path; moving an endpoint replaces it.",
+        "twinsInstanceId",
+      );
+    }
+    if (body.name !== undefined && !sameName(body.name, path.endpointName)) {
+      throw new InvalidRequestContent(
+        "name must equal the name in the path; renaming an endpoint replaces it.",
+        "name",
+      );
+    }
+    if (body.id !== undefined && !sameName(body.id, resourceId(twinsInstanceId(path), path.endpointName))) {
+      throw new InvalidRequestContent("id is read-only: send it only with its current value.", "id");
+    }
+  }
+}
+
+function checkSameTopic(secrets: EndpointSecrets): void {
+  if (topicOf(secrets.queuePrimaryConnectionString) !== topicOf(secrets.queueSecondaryConnectionString)) {
+    throw new InvalidRequestContent(
+      "queueSecondaryConnectionString must name the same topic (EntityPath) as queuePrimaryConnectionString.",
+      "queueSecondaryConnectionString",
+      [
+        {
+          code: "TopicMismatch",
+          message: "The EntityPath of the two connection strings differs.",
+          target: "queueSecondaryConnectionString",
+        },
+      ],
+    );
+  }
+}
+
+function notFound(path: EndpointPath): ResourceNotFound {
+  return new ResourceNotFound(
+    `The endpoint '${path.endpointName}' of the digital twins instance '${path.instanceName}' was not found.`,
+  );
+}
