@@ -69,7 +69,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.map((issue) => {
-        const missing = issue.code === "invalid_type" && issue.input === undefined;
+        // zod leaves `input` off issues (so no value can leak into a message): look the value up.
+        const missing = issue.code === "invalid_type" && input[String(issue.path[0])] === undefined;
+
         return `${issue.path.join(".") || "(settings)"}: ${missing ? "is required" : issue.message}`;
       }),
     );

@@ -20,8 +20,19 @@ function detailCode(issue: z.core.$ZodIssue): string {
   }
 }
 
+/** The value at a path of the input; zod leaves it off issues so that no value reaches a message. */
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  return path.reduce<unknown>(
+    (current, key) =>
+      current !== null && typeof current === "object"
+        ? (current as Record<PropertyKey, unknown>)[key]
+        : undefined,
+    input,
+  );
+}
+
 /** One detail a failing field; an unknown-keys issue becomes one detail per unknown key. */
-function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
+function toDetails(issue: z.core.$ZodIssue, input: unknown): ErrorDetail[] {
   const path = issue.path.map(String);
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((key) => ({
@@ -32,7 +43,7 @@ function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
   }
   const target = path.join(".");
   const message =
-    issue.code === "invalid_type" && issue.input === undefined
+    issue.code === "invalid_type" && valueAt(input, issue.path) === undefined
       ? `The field '${target}' is required.`
       : `The field '${target}' is invalid: ${issue.message}.`;
   return [{ code: detailCode(issue), message, target }];
@@ -42,7 +53,8 @@ function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const details = result.error.issues.flatMap(toDetails);
+  const details = result.error.issues.flatMap((issue) => toDetails(issue, input));
+
   const first = details[0];
   throw new InvalidRequestContent(
     details.length === 1 && first

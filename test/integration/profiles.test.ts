@@ -156,22 +156,24 @@ describe("field names", () => {
 });
 
 describe("rules", () => {
-  it("answers 400 when the content is missing", async () => {
-    await expectArmError(
+  it("answers 400 when the content is missing, saying it is required", async () => {
+    const error = await expectArmError(
       await put("no-content", {}),
       400,
       "InvalidRequestContent",
       "authenticationProfileContent",
     );
+    expect(error.message).toBe("The field 'authenticationProfileContent' is required.");
   });
 
-  it("answers 400 when the content is not a string", async () => {
-    await expectArmError(
+  it("answers 400 when the content is not a string, saying what type it must be", async () => {
+    const error = await expectArmError(
       await put("object-content", { authenticationProfileContent: { App_ID: "x" } }),
       400,
       "InvalidRequestContent",
       "authenticationProfileContent",
     );
+    expect(error.message).toMatch(/expected string/);
   });
 
   it.each([

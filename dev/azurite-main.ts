@@ -1,0 +1,42 @@
+import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
+import { azuriteDataDir } from "./local-paths";
+import { readPort } from "./stack-plan";
+import { startAzurite } from "./stand-ins/azurite";
+import { describeExit } from "./supervisor";
+
+/**
+ * Azurite's blob and queue services behind one process the launcher supervises: it stops them on
+ * SIGTERM or when the launcher vanishes, and exits 1 if either of them dies.
+ */
+const NAME = "Azurite";
+
+async function main(): Promise<void> {
+  let stopping = false;
+  const starting = startAzurite({
+    blobPort: readPort(process.env, "AZURITE_BLOB_PORT"),
+    queuePort: readPort(process.env, "AZURITE_QUEUE_PORT"),
+    location: azuriteDataDir(process.env),
+    stdio: "inherit",
+  });
+  stopOnSignal(NAME, async () => {
+    stopping = true;
+    // Azurite's own processes exist only once it has started; stopping earlier would orphan them.
+    const azurite = await starting.catch(() => undefined);
+    await azurite?.stop();
+  });
+
+  const azurite = await starting;
+  for (const [index, service] of azurite.processes.entries()) {
+    service.once("exit", (code, signal) => {
+      if (stopping) return;
+      stopping = true;
+      console.error(
+        `${NAME}: the ${index === 0 ? "blob" : "queue"} service exited (${describeExit(code, signal)}).`,
+      );
+      void azurite.stop().finally(() => process.exit(1));
+    });
+  }
+  reportReady();
+}
+
+main().catch(exitOnFailure(NAME));

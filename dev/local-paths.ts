@@ -1,0 +1,20 @@
+import * as path from "node:path";
+import { findHostJson } from "./host-json";
+
+/** The repository root (where host.json is), the same whether running from dev/ or dist/dev/. */
+export function projectRoot(): string {
+  return path.dirname(findHostJson());
+}
+
+/** Where local runs keep their data; LOCAL_DATA_DIR lets tests use a throw-away folder. */
+export function localDataDir(env: NodeJS.ProcessEnv): string {
+  return path.resolve(projectRoot(), env.LOCAL_DATA_DIR || ".local");
+}
+
+export function cosmosSnapshotFile(env: NodeJS.ProcessEnv): string {
+  return path.join(localDataDir(env), "cosmos-snapshot.json");
+}
+
+export function azuriteDataDir(env: NodeJS.ProcessEnv): string {
+  return path.join(localDataDir(env), "azurite");
+}

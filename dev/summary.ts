@@ -1,0 +1,69 @@
+import type { LocalSecretsKey } from "./local-secrets-key";
+import type { StackPlan } from "./stack-plan";
+
+/** Quotes a value for bash (and any POSIX shell) so a printed command works when pasted. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A profile PUT that works as printed, with the local function key. */
+export function curlExample(hostUrl: string, functionKey: string): string {
+  const content = JSON.stringify({
+    AllowDBUserOverride: "1",
+    Client_ID: "ExampleClientID",
+    App_ID: "example",
+  });
+  return [
+    "curl -X PUT",
+    shellQuote(`${hostUrl}/authenticationProfiles/example`),
+    `-H ${shellQuote(`x-functions-key: ${functionKey}`)}`,
+    `-H ${shellQuote("Content-Type: application/json")}`,
+    `-d ${shellQuote(JSON.stringify({ authenticationProfileContent: content }))}`,
+  ].join(" ");
+}
+
+const LABEL_WIDTH = 15;
+
+function table(rows: [string, string][]): string[] {
+  return rows.map(([label, value]) => `  ${label.padEnd(LABEL_WIDTH)}  ${value}`);
+}
+
+function secretsKeySource({ file, generated }: LocalSecretsKey): string {
+  if (file === undefined) return "SECRETS_ENCRYPTION_KEY from the settings";
+  return generated ? `generated a local key into ${file}` : `local key from ${file}`;
+}
+
+/** What runs where, the local keys (local dev keys: printing them is the point) and a request to try. */
+export function formatSummary(
+  plan: StackPlan,
+  settingsFile: string | undefined,
+  secretsKey: LocalSecretsKey,
+): string {
+  const storage = "configured (AzureWebJobsStorage)";
+  return [
+    "",
+    "Local stack is running. Ctrl+C stops it.",
+    ...table([
+      ["Functions host", plan.host.url],
+      ["Azurite blob", plan.azurite?.blobEndpoint ?? storage],
+      ["Azurite queue", plan.azurite?.queueEndpoint ?? storage],
+      ["Azurite data", plan.azurite?.dataDir ?? "-"],
+      [
+        "Cosmos DB",
+        plan.cosmos ? `${plan.cosmos.endpoint} (in memory)` : `configured (${plan.settings.COSMOS_ENDPOINT})`,
+      ],
+      ["Cosmos snapshot", plan.cosmos?.snapshotFile ?? "-"],
+      ["Service Bus", `no stand-in yet (SERVICEBUS_PORT ${plan.serviceBusPort} is reserved for it)`],
+      ["Settings from", settingsFile ?? "the environment only"],
+      ["Secrets key", secretsKeySource(secretsKey)],
+    ]),
+    "Local keys (x-functions-key header or ?code=):",
+    ...table([
+      ["function key", plan.host.functionKey],
+      ["master key", plan.host.masterKey],
+    ]),
+    "Try:",
+    `  ${curlExample(plan.host.url, plan.host.functionKey)}`,
+    "",
+  ].join("\n");
+}
