@@ -1,12 +1,7 @@
 import { app } from "@azure/functions";
-import { loadConfig } from "../src/config";
 import { routes } from "../src/http/routes";
 import { withHttpConventions } from "../src/http/with-conventions";
-import { createServices } from "../src/services";
-
-// Settings are validated when the worker loads this file: a bad setting stops the app at start-up
-// with a message naming it, instead of failing the first request.
-const services = createServices(loadConfig());
+import { services } from "./services";
 
 for (const route of routes) {
   app.http(route.name, {

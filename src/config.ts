@@ -32,6 +32,26 @@ export const configSchema = z
     AUTH_PROFILE_CONTENT_MAX_BYTES: positiveIntSetting.default(4096),
     AUTH_PROFILE_MAX_COUNT: positiveIntSetting.default(10),
     ENDPOINTS_PER_INSTANCE_MAX: positiveIntSetting.default(6),
+    /** The storage queue twin events are ingested into; `<name>-poison` holds what cannot be delivered. */
+    TWIN_EVENTS_QUEUE: z
+      .string()
+      .regex(
+        /^[a-z0-9](?!.*--)[a-z0-9-]{1,54}[a-z0-9]$/,
+        "must be a lower-case storage queue name of 3 to 56 characters (room for -poison)",
+      )
+      .default("twin-events"),
+    /** Delivery attempts per endpoint before an event is dead-lettered. */
+    DELIVERY_MAX_ATTEMPTS: positiveIntSetting.default(10),
+    /** How long after ingest an event may still be retried before it is dead-lettered. */
+    DELIVERY_TTL_SECONDS: positiveIntSetting.default(86400),
+    /** Retry delay before attempt n+1: min(cap, base * 2^(n-1)), with jitter. */
+    DELIVERY_BACKOFF_BASE_SECONDS: positiveIntSetting.default(10),
+    DELIVERY_BACKOFF_CAP_SECONDS: positiveIntSetting.default(3600),
+    /** How long one Service Bus send may take before it counts as failed. */
+    DELIVERY_SEND_TIMEOUT_MS: positiveIntSetting.default(15000),
+    /** How long an instance's endpoint list is cached; a deleted endpoint stops receiving within it. */
+    ENDPOINT_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(30),
+
     /** Seals endpoint secrets at rest (AES-256-GCM). */
     SECRETS_ENCRYPTION_KEY: encryptionKeySetting,
     /** Keys used before a rotation, still accepted for opening what they sealed. */

@@ -1,7 +1,13 @@
 import type { CosmosClient, Database } from "@azure/cosmos";
 import { QueueServiceClient } from "@azure/storage-queue";
 import type { AppConfig } from "./config";
+import { DeadLetterWriter } from "./delivery/dead-letter-writer";
+import { DeliveryQueues } from "./delivery/delivery-queues";
+import { EndpointCache } from "./delivery/endpoint-cache";
+import { SenderPool } from "./delivery/sender-pool";
+import { TwinEventDelivery } from "./delivery/twin-event-delivery";
 import { EndpointService } from "./endpoints/endpoint-service";
+import { EventPublisher } from "./events/event-publisher";
 import { cosmosProbe, type Probe, storageProbe } from "./health/health-check";
 import { ProfileService } from "./profiles/profile-service";
 import { SecretBox } from "./secrets/secret-box";
@@ -17,6 +23,9 @@ export interface Services {
   queues: QueueServiceClient;
   profiles: ProfileService;
   endpoints: EndpointService;
+  eventPublisher: EventPublisher;
+  delivery: TwinEventDelivery;
+  senders: SenderPool;
   healthProbes: Record<string, Probe>;
 }
 
@@ -24,9 +33,17 @@ export function createServices(config: AppConfig): Services {
   const cosmos = createCosmosClient(config);
   const database = cosmos.database(config.COSMOS_DATABASE);
   const queues = QueueServiceClient.fromConnectionString(config.AzureWebJobsStorage, {
-    retryOptions: { maxTries: 2, tryTimeoutInMs: 3000 },
+    retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 },
   });
   const quotas = new QuotaLedger(database.container(CONTAINERS.quotas.id));
+  const endpoints = new EndpointService(
+    database.container(CONTAINERS.queueEndpoints.id),
+    quotas,
+    new SecretBox(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []),
+    config.ENDPOINTS_PER_INSTANCE_MAX,
+  );
+  const eventsQueue = queues.getQueueClient(config.TWIN_EVENTS_QUEUE);
+  const senders = new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS);
   return {
     config,
     cosmos,
@@ -36,17 +53,29 @@ export function createServices(config: AppConfig): Services {
       maxContentBytes: config.AUTH_PROFILE_CONTENT_MAX_BYTES,
       maxCount: config.AUTH_PROFILE_MAX_COUNT,
     }),
-    endpoints: new EndpointService(
-      database.container(CONTAINERS.queueEndpoints.id),
-      quotas,
-      new SecretBox(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []),
-      config.ENDPOINTS_PER_INSTANCE_MAX,
-    ),
+    endpoints,
+    eventPublisher: new EventPublisher(eventsQueue),
+    delivery: new TwinEventDelivery({
+      endpoints: new EndpointCache(endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
+      senders,
+      deadLetters: new DeadLetterWriter(),
+      queues: new DeliveryQueues(eventsQueue, queues.getQueueClient(`${config.TWIN_EVENTS_QUEUE}-poison`)),
+      settings: {
+        maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+        ttlSeconds: config.DELIVERY_TTL_SECONDS,
+        backoff: {
+          baseSeconds: config.DELIVERY_BACKOFF_BASE_SECONDS,
+          capSeconds: config.DELIVERY_BACKOFF_CAP_SECONDS,
+        },
+      },
+    }),
+    senders,
     healthProbes: { cosmos: cosmosProbe(database), storage: storageProbe(queues) },
   };
 }
 
 /** Closes the connections a Services holds (the local host and tests stop cleanly with it). */
 export async function disposeServices(services: Services): Promise<void> {
+  await services.senders.close();
   services.cosmos.dispose();
 }

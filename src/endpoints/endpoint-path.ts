@@ -47,3 +47,18 @@ export function twinsInstanceId(path: InstancePath): string {
 export function instanceKey(path: InstancePath): string {
   return twinsInstanceId(path).toLowerCase();
 }
+
+const INSTANCE_ID_PATTERN =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.DigitalTwins\/digitalTwinsInstances\/([^/]+)\/?$/i;
+
+/** Reads a twins instance id back into its names; undefined when it is not one. */
+export function parseTwinsInstanceId(id: string): InstancePath | undefined {
+  const match = INSTANCE_ID_PATTERN.exec(id);
+  if (!match) return undefined;
+  const parsed = instancePathSchema.safeParse({
+    subscriptionId: match[1],
+    resourceGroupName: match[2],
+    instanceName: match[3],
+  });
+  return parsed.success ? parsed.data : undefined;
+}

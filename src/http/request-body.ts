@@ -14,11 +14,8 @@ export function payloadTooLarge(): PayloadTooLarge {
   return new PayloadTooLarge(`The request body exceeds the limit of ${MAX_BODY_BYTES} bytes.`);
 }
 
-/**
- * Reads a write request's JSON body: 413 over 1 MiB, 415 for a non-JSON content type,
- * 400 when it is empty or not a JSON object.
- */
-export async function readJsonObjectBody(request: HttpRequest): Promise<Record<string, unknown>> {
+/** Reads a write request's JSON body: 413 over 1 MiB, 415 for a non-JSON content type, 400 when empty or not JSON. */
+export async function readJsonBody(request: HttpRequest): Promise<unknown> {
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
   if (declaredLength > MAX_BODY_BYTES) throw payloadTooLarge();
   const bytes = Buffer.from(await request.arrayBuffer());
@@ -30,12 +27,16 @@ export async function readJsonObjectBody(request: HttpRequest): Promise<Record<s
     );
   }
   if (bytes.byteLength === 0) throw new InvalidRequestContent("The request body is required.");
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString("utf8"));
+    return JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     throw new InvalidRequestContent(`The request body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/** As readJsonBody, and the body must be a JSON object. */
+export async function readJsonObjectBody(request: HttpRequest): Promise<Record<string, unknown>> {
+  const parsed = await readJsonBody(request);
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new InvalidRequestContent("The request body must be a JSON object.");
   }

@@ -41,12 +41,16 @@ export async function startTestHost(
   options: { createContainers?: boolean } = {},
 ): Promise<TestHost> {
   const { cosmosEndpoint, storageConnectionString } = sharedStandIns();
+  const database = databaseId ?? `test-${randomUUID().slice(0, 8)}`;
+
   const config = loadConfig({
     COSMOS_ENDPOINT: cosmosEndpoint,
     COSMOS_KEY: COSMOS_EMULATOR_KEY,
     COSMOS_DISABLE_TLS_VERIFICATION: "true",
-    COSMOS_DATABASE: databaseId ?? `test-${randomUUID().slice(0, 8)}`,
+    COSMOS_DATABASE: database,
     AzureWebJobsStorage: storageConnectionString,
+    // Each database gets its own event queue, so a restarted host finds the events it left.
+    TWIN_EVENTS_QUEUE: `events-${database.slice(-8).toLowerCase()}`,
     SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...settings,
   });

@@ -1,0 +1,11 @@
+import { app } from "@azure/functions";
+import { queueFunctions } from "../src/events/queue-functions";
+import { services } from "./services";
+
+for (const definition of queueFunctions) {
+  app.storageQueue(definition.name, {
+    queueName: definition.queueName(services.config),
+    connection: definition.connection,
+    handler: (message, context) => definition.handler(message, context, services),
+  });
+}

@@ -1,0 +1,18 @@
+/** What became of the events of one invocation; logged once per invocation. */
+export interface DeliveryCounters {
+  delivered: number;
+  retried: number;
+  deadLettered: number;
+  poisoned: number;
+  discarded: number;
+}
+
+export function emptyCounters(): DeliveryCounters {
+  return { delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 };
+}
+
+export function formatCounters(counters: DeliveryCounters): string {
+  return Object.entries(counters)
+    .map(([name, count]) => `${name}=${count}`)
+    .join(" ");
+}

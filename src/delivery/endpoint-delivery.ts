@@ -1,0 +1,63 @@
+import type { ServiceBusMessageBatch, ServiceBusSender } from "@azure/service-bus";
+import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
+import type { CloudEvent } from "../events/cloud-event";
+import { describeError } from "../shared/describe-error";
+import type { SenderPool } from "./sender-pool";
+import { toServiceBusMessage } from "./service-bus-message";
+
+export interface EndpointDeliveryResult {
+  delivered: CloudEvent[];
+  failed: CloudEvent[];
+  /** Why the last send failed, secrets removed; set when anything failed. */
+  lastError?: string;
+}
+
+/** Fills one batch from the front of `events`; returns it and how many events it took. */
+async function fillBatch(
+  sender: ServiceBusSender,
+  events: CloudEvent[],
+): Promise<{ batch: ServiceBusMessageBatch; taken: number }> {
+  const batch = await sender.createMessageBatch();
+  let taken = 0;
+  while (taken < events.length && batch.tryAddMessage(toServiceBusMessage(events[taken] as CloudEvent)))
+    taken++;
+  if (taken === 0) throw new Error(`event ${events[0]?.id} is larger than the topic's maximum message size`);
+  return { batch, taken };
+}
+
+/**
+ * Sends events to one endpoint's topic in as few batches as fit. Each batch goes to the primary
+ * connection; when that fails, to the secondary, which is then preferred for the rest of the
+ * events. Events of a batch that failed on both are reported back for a later retry.
+ */
+export async function deliverToEndpoint(
+  pool: SenderPool,
+  endpoint: DeliveryEndpoint,
+  events: CloudEvent[],
+): Promise<EndpointDeliveryResult> {
+  const connections = [
+    endpoint.secrets.queuePrimaryConnectionString,
+    endpoint.secrets.queueSecondaryConnectionString,
+  ];
+  let preferred = 0;
+  let failuresInARow = 0;
+  const delivered: CloudEvent[] = [];
+  let remaining = events;
+  let lastError: string | undefined;
+  while (remaining.length > 0) {
+    try {
+      const sender = pool.sender(connections[preferred] as string, endpoint.topic);
+      const { batch, taken } = await fillBatch(sender, remaining);
+      await sender.sendMessages(batch);
+      delivered.push(...remaining.slice(0, taken));
+      remaining = remaining.slice(taken);
+      failuresInARow = 0;
+    } catch (error) {
+      lastError = describeError(error);
+      failuresInARow++;
+      if (failuresInARow >= connections.length) break;
+      preferred = (preferred + 1) % connections.length;
+    }
+  }
+  return remaining.length === 0 ? { delivered, failed: [] } : { delivered, failed: remaining, lastError };
+}

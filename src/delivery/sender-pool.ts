@@ -1,0 +1,63 @@
+import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
+
+interface PooledClient {
+  client: ServiceBusClient;
+  senders: Map<string, ServiceBusSender>;
+  lastUsed: number;
+}
+
+/**
+ * One Service Bus client per connection string and one sender per topic, for the life of the
+ * process: opening an AMQP connection per message is the classic serverless performance bug.
+ * Clients idle for `idleMs` are closed, so rotated or deleted endpoints do not pin connections.
+ */
+export class SenderPool {
+  private readonly clients = new Map<string, PooledClient>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly sendTimeoutMs: number,
+    private readonly idleMs = 10 * 60_000,
+  ) {
+    this.sweeper = setInterval(() => void this.closeIdle(), Math.min(idleMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  sender(connectionString: string, topic: string): ServiceBusSender {
+    let pooled = this.clients.get(connectionString);
+    if (!pooled) {
+      pooled = {
+        client: new ServiceBusClient(connectionString, {
+          // Delivery has its own retry schedule (minutes to hours); the SDK only bridges a blip.
+          retryOptions: { maxRetries: 1, retryDelayInMs: 200, timeoutInMs: this.sendTimeoutMs },
+        }),
+        senders: new Map(),
+        lastUsed: Date.now(),
+      };
+      this.clients.set(connectionString, pooled);
+    }
+    pooled.lastUsed = Date.now();
+    let sender = pooled.senders.get(topic);
+    if (!sender) {
+      sender = pooled.client.createSender(topic);
+      pooled.senders.set(topic, sender);
+    }
+    return sender;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.allSettled(all.map((pooled) => pooled.client.close()));
+  }
+
+  private async closeIdle(): Promise<void> {
+    const cutoff = Date.now() - this.idleMs;
+    for (const [connectionString, pooled] of this.clients) {
+      if (pooled.lastUsed >= cutoff) continue;
+      this.clients.delete(connectionString);
+      await pooled.client.close().catch(() => undefined);
+    }
+  }
+}

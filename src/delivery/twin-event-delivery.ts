@@ -1,0 +1,182 @@
+import { parseTwinsInstanceId } from "../endpoints/endpoint-path";
+import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
+import type { CloudEvent } from "../events/cloud-event";
+import { type TwinEventsMessage, twinEventsMessageSchema } from "../events/queue-message";
+import { describeError } from "../shared/describe-error";
+import { type BackoffPolicy, backoffSeconds } from "./backoff";
+import type { DeadLetterReason, DeadLetterWriter } from "./dead-letter-writer";
+import { type DeliveryCounters, emptyCounters } from "./delivery-counters";
+import type { DeliveryQueues } from "./delivery-queues";
+import type { EndpointCache } from "./endpoint-cache";
+import { deliverToEndpoint } from "./endpoint-delivery";
+import type { SenderPool } from "./sender-pool";
+
+export interface DeliverySettings {
+  maxAttempts: number;
+  ttlSeconds: number;
+  backoff: BackoffPolicy;
+}
+
+export interface DeliveryDependencies {
+  endpoints: EndpointCache;
+  senders: SenderPool;
+  deadLetters: DeadLetterWriter;
+  queues: DeliveryQueues;
+  settings: DeliverySettings;
+  now?: () => Date;
+}
+
+/** Dead-letter blobs written at once for one endpoint. */
+const DEAD_LETTER_CONCURRENCY = 16;
+
+/**
+ * Delivers the events of one queue message to every endpoint of their instance, and decides the
+ * fate of whatever one endpoint did not take: a retry message for that endpoint alone (so no
+ * endpoint that took an event is sent it again), or, once attempts or time run out, the dead-letter
+ * container, or when that is impossible the poison queue. Every event ends counted in one of
+ * delivered, retried, dead-lettered, poisoned or discarded; nothing is dropped silently.
+ *
+ * Throwing is kept for faults before anything was sent (the endpoint lookup): the host then
+ * retries the whole message.
+ */
+export class TwinEventDelivery {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: DeliveryDependencies) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async handle(message: unknown): Promise<DeliveryCounters> {
+    const counters = emptyCounters();
+    const parsed = twinEventsMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const detail = parsed.error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.join(".") || "(message)"}: ${issue.message}`)
+        .join("; ");
+      await this.deps.queues.poisonMessage({ reason: "InvalidMessage", detail }, message);
+      counters.poisoned += 1;
+      return counters;
+    }
+    const twinsMessage = parsed.data;
+    const instance = parseTwinsInstanceId(twinsMessage.twinsInstanceId);
+    if (!instance) {
+      await this.deps.queues.poisonEvents(
+        {
+          reason: "UnknownInstance",
+          detail: "twinsInstanceId is not a digital twins instance id",
+          twinsInstanceId: twinsMessage.twinsInstanceId,
+        },
+        twinsMessage.events,
+      );
+      counters.poisoned += twinsMessage.events.length;
+      return counters;
+    }
+    const retryFor = twinsMessage.retry?.endpointName.toLowerCase();
+    const endpoints = (await this.deps.endpoints.forInstance(instance)).filter(
+      (endpoint) => retryFor === undefined || endpoint.name.toLowerCase() === retryFor,
+    );
+    if (endpoints.length === 0) {
+      // No endpoint (or the one owed a retry was deleted): the events have nowhere to go.
+      counters.discarded += twinsMessage.events.length;
+      return counters;
+    }
+    const receivedAt = twinsMessage.receivedAt ?? this.now().toISOString();
+    await Promise.all(
+      endpoints.map((endpoint) => this.deliverTo(endpoint, twinsMessage, receivedAt, counters)),
+    );
+    return counters;
+  }
+
+  private async deliverTo(
+    endpoint: DeliveryEndpoint,
+    message: TwinEventsMessage,
+    receivedAt: string,
+    counters: DeliveryCounters,
+  ): Promise<void> {
+    const result = await deliverToEndpoint(this.deps.senders, endpoint, message.events);
+    counters.delivered += result.delivered.length;
+    if (result.failed.length === 0) return;
+    const { maxAttempts, ttlSeconds, backoff } = this.deps.settings;
+    const attempt = (message.retry?.attempt ?? 0) + 1;
+    const lastError = result.lastError ?? "unknown error";
+    const ageSeconds = (this.now().getTime() - Date.parse(receivedAt)) / 1000;
+    if (attempt >= maxAttempts || ageSeconds >= ttlSeconds) {
+      const reason = attempt >= maxAttempts ? "MaxDeliveryAttemptsExceeded" : "TtlExpired";
+      await this.deadLetter(
+        endpoint,
+        message,
+        result.failed,
+        { reason, attempts: attempt, lastError },
+        counters,
+      );
+      return;
+    }
+    // The last retry happens at the TTL at the latest, not a full backoff past it.
+    const delay = Math.min(backoffSeconds(backoff, attempt), Math.max(1, Math.ceil(ttlSeconds - ageSeconds)));
+    await this.deps.queues.scheduleRetry(
+      {
+        twinsInstanceId: message.twinsInstanceId,
+        receivedAt,
+        retry: { endpointName: endpoint.name, attempt, lastError },
+      },
+      result.failed,
+      delay,
+    );
+    counters.retried += result.failed.length;
+  }
+
+  private async deadLetter(
+    endpoint: DeliveryEndpoint,
+    message: TwinEventsMessage,
+    events: CloudEvent[],
+    why: DeadLetterReason,
+    counters: DeliveryCounters,
+  ): Promise<void> {
+    const record = {
+      twinsInstanceId: message.twinsInstanceId,
+      endpointName: endpoint.name,
+      attempts: why.attempts,
+      lastError: why.lastError,
+    };
+    if (endpoint.secrets.deadLetterStorageSecret === undefined) {
+      await this.deps.queues.poisonEvents(
+        {
+          ...record,
+          reason: "NoDeadLetterSecret",
+          detail: `${why.reason}, and the endpoint has no deadLetterStorageSecret`,
+        },
+        events,
+      );
+      counters.poisoned += events.length;
+      return;
+    }
+    const at = this.now();
+    const unwritten: CloudEvent[] = [];
+    let writeError = "";
+    for (let start = 0; start < events.length; start += DEAD_LETTER_CONCURRENCY) {
+      await Promise.all(
+        events.slice(start, start + DEAD_LETTER_CONCURRENCY).map(async (event) => {
+          try {
+            await this.deps.deadLetters.write(endpoint, event, why, at);
+            counters.deadLettered++;
+          } catch (error) {
+            unwritten.push(event);
+            writeError = describeError(error);
+          }
+        }),
+      );
+    }
+    if (unwritten.length > 0) {
+      await this.deps.queues.poisonEvents(
+        {
+          ...record,
+          reason: "DeadLetterWriteFailed",
+          detail: `${why.reason}; the dead-letter write failed: ${writeError}`,
+        },
+        unwritten,
+      );
+      counters.poisoned += unwritten.length;
+    }
+  }
+}

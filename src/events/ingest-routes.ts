@@ -1,0 +1,87 @@
+import { INSTANCE_ROUTE, instancePathSchema, twinsInstanceId } from "../endpoints/endpoint-path";
+import { ENDPOINT_API_VERSIONS } from "../endpoints/endpoint-schema";
+import { checkApiVersion } from "../http/api-version";
+import { readJsonBody } from "../http/request-body";
+import { jsonResponse } from "../http/responses";
+import type { RouteDefinition } from "../http/route";
+import { parseOrThrow } from "../http/validation";
+import { type ErrorDetail, InvalidRequestContent, UnsupportedMediaType } from "../shared/errors";
+import { CLOUD_EVENT_MEDIA_TYPES, type CloudEvent, cloudEventSchema } from "./cloud-event";
+import { eventBytes, MAX_EVENT_BYTES } from "./queue-message";
+
+function mediaType(header: string | null): string {
+  return (header?.split(";")[0] ?? "").trim().toLowerCase();
+}
+
+/** Every event checked; a 400 lists each bad one by its index, e.g. target `[3].specversion`. */
+export function validateEvents(body: unknown): CloudEvent[] {
+  const candidates = Array.isArray(body) ? body : [body];
+  if (candidates.length === 0) throw new InvalidRequestContent("The batch holds no events.");
+  const details: ErrorDetail[] = [];
+  const events: CloudEvent[] = [];
+  let invalid = 0;
+  candidates.forEach((candidate, index) => {
+    const problems = eventProblems(candidate, index);
+    if (problems.length > 0) {
+      invalid++;
+      details.push(...problems);
+    } else {
+      events.push(candidate as CloudEvent);
+    }
+  });
+  if (invalid > 0) {
+    throw new InvalidRequestContent(
+      `${invalid} of ${candidates.length} events are invalid; nothing was accepted.`,
+      details[0]?.target,
+      details,
+    );
+  }
+  return events;
+}
+
+function eventProblems(candidate: unknown, index: number): ErrorDetail[] {
+  try {
+    const event = parseOrThrow(cloudEventSchema, candidate);
+    if (eventBytes(event) <= MAX_EVENT_BYTES) return [];
+    return [
+      {
+        code: "EventTooLarge",
+        message: `Event ${index} is over the ${MAX_EVENT_BYTES}-byte limit of one event.`,
+        target: `[${index}]`,
+      },
+    ];
+  } catch (error) {
+    if (!(error instanceof InvalidRequestContent)) throw error;
+    return error.details.map((detail) => ({
+      ...detail,
+      message: `Event ${index}: ${detail.message}`,
+      target: detail.target ? `[${index}].${detail.target}` : `[${index}]`,
+    }));
+  }
+}
+
+export const ingestRoutes: RouteDefinition[] = [
+  {
+    name: "twinEvents-ingest",
+    methods: ["POST"],
+    route: `${INSTANCE_ROUTE}/events`,
+    authLevel: "function",
+    handler: async (request, _context, { eventPublisher }) => {
+      checkApiVersion(request, ENDPOINT_API_VERSIONS);
+      const instance = parseOrThrow(instancePathSchema, request.params);
+      const body = await readJsonBody(request);
+      if (
+        !(CLOUD_EVENT_MEDIA_TYPES as readonly string[]).includes(
+          mediaType(request.headers.get("content-type")),
+        )
+      ) {
+        throw new UnsupportedMediaType(
+          `Events must be sent as ${CLOUD_EVENT_MEDIA_TYPES.join(", ")}.`,
+          "Content-Type",
+        );
+      }
+      const accepted = await eventPublisher.publish(twinsInstanceId(instance), validateEvents(body));
+      return jsonResponse(202, { accepted });
+    },
+  },
+];

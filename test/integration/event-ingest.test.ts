@@ -1,0 +1,131 @@
+import { QueueClient } from "@azure/storage-queue";
+import { MAX_QUEUE_MESSAGE_BYTES } from "../../src/events/queue-message";
+import { expectArmError } from "../support/arm";
+import { closedPort } from "../support/closed-port";
+import { sharedStandIns } from "../support/stand-ins-env";
+import { startTestHost, type TestHost } from "../support/test-host";
+
+// POST {twinsInstanceId}/events (CONTRACT section 4, ingest): validated, then durably queued.
+const INSTANCE =
+  "/subscriptions/00000000-0000-0000-0000-000000000003/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/ingest-1";
+
+let host: TestHost;
+let queue: QueueClient;
+beforeAll(async () => {
+  host = await startTestHost();
+  queue = new QueueClient(sharedStandIns().storageConnectionString, host.config.TWIN_EVENTS_QUEUE);
+});
+afterAll(() => host.stop());
+
+function event(id: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    source: "/factory/line-1",
+    specversion: "1.0",
+    type: "Twin.Update",
+    data: { value: id },
+    ...extra,
+  };
+}
+
+function post(body: unknown, contentType = "application/cloudevents-batch+json"): Promise<Response> {
+  return host.request(`${INSTANCE}/events`, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": contentType },
+  });
+}
+
+/** Reads (and removes) everything on the queue, decoded. */
+async function drainQueue(): Promise<
+  { twinsInstanceId: string; receivedAt: string; events: { id: string }[] }[]
+> {
+  const messages = [];
+  for (;;) {
+    const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: 32 });
+    if (receivedMessageItems.length === 0) return messages;
+    for (const item of receivedMessageItems) {
+      expect(item.messageText.length).toBeLessThanOrEqual(MAX_QUEUE_MESSAGE_BYTES);
+      messages.push(JSON.parse(Buffer.from(item.messageText, "base64").toString("utf8")));
+      await queue.deleteMessage(item.messageId, item.popReceipt);
+    }
+  }
+}
+
+it("answers 202 with the count once a single event is on the queue", async () => {
+  const response = await post(event("single"), "application/cloudevents+json");
+  expect(response.status).toBe(202);
+  expect(await response.json()).toEqual({ accepted: 1 });
+  const [message] = await drainQueue();
+  expect(message).toMatchObject({ twinsInstanceId: INSTANCE, events: [event("single")] });
+  expect(Date.parse(message?.receivedAt ?? "")).not.toBeNaN();
+});
+
+it("splits a large batch across queue messages under 64 KiB, keeping every event once", async () => {
+  const events = Array.from({ length: 500 }, (_, index) =>
+    event(`bulk-${index}`, { data: { pad: "x".repeat(400) } }),
+  );
+  const response = await post(events);
+  expect(await response.json()).toEqual({ accepted: 500 });
+  const messages = await drainQueue();
+  expect(messages.length).toBeGreaterThan(1);
+  expect(messages.flatMap((message) => message.events.map((item) => item.id)).sort()).toEqual(
+    events.map((item) => item.id).sort(),
+  );
+});
+
+it("accepts application/json too", async () => {
+  expect((await post([event("plain")], "application/json")).status).toBe(202);
+  await drainQueue();
+});
+
+it("answers 400 listing every bad event by index, and queues nothing", async () => {
+  const response = await post([event("good"), { ...event("bad"), specversion: "0.3" }, { id: "x" }]);
+  const error = await expectArmError(response, 400, "InvalidRequestContent", "[1].specversion");
+  expect(error.details?.map((detail) => detail.target)).toEqual([
+    "[1].specversion",
+    "[2].source",
+    "[2].specversion",
+    "[2].type",
+  ]);
+  expect(await drainQueue()).toEqual([]);
+});
+
+it("answers 415 for a content type that is not a CloudEvents JSON type", async () => {
+  await expectArmError(await post(event("x"), "text/plain"), 415, "UnsupportedMediaType");
+  await expectArmError(await post(event("x"), "application/merge-patch+json"), 415, "UnsupportedMediaType");
+});
+
+it("answers 400 for an instance path that is not valid and for an empty batch", async () => {
+  const bad = await host.request(`${INSTANCE.replace("ingest-1", "-bad")}/events`, {
+    method: "POST",
+    body: JSON.stringify(event("x")),
+  });
+  await expectArmError(bad, 400, "InvalidRequestContent", "instanceName");
+  await expectArmError(await post([]), 400, "InvalidRequestContent");
+});
+
+it("needs the function key", async () => {
+  const response = await host.request(`${INSTANCE}/events`, { method: "POST", body: "{}", key: null });
+  await expectArmError(response, 401, "Unauthorized");
+});
+
+it("answers 503 with Retry-After when the queue cannot be reached", async () => {
+  const port = await closedPort();
+  const unreachable = await startTestHost({
+    AzureWebJobsStorage: sharedStandIns().storageConnectionString.replace(
+      /QueueEndpoint=[^;]+/,
+      `QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1`,
+    ),
+  });
+  try {
+    const response = await unreachable.request(`${INSTANCE}/events`, {
+      method: "POST",
+      body: JSON.stringify(event("lost?")),
+    });
+    await expectArmError(response, 503, "ServiceUnavailable");
+    expect(response.headers.get("retry-after")).toBeTruthy();
+  } finally {
+    await unreachable.stop();
+  }
+});

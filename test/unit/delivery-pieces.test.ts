@@ -1,0 +1,98 @@
+import { backoffSeconds } from "../../src/delivery/backoff";
+import { deadLetterBlobName } from "../../src/delivery/dead-letter-writer";
+import { toServiceBusMessage } from "../../src/delivery/service-bus-message";
+import type { CloudEvent } from "../../src/events/cloud-event";
+import { describeError } from "../../src/shared/describe-error";
+
+const event: CloudEvent = {
+  id: "evt-1",
+  source: "/twins/factory",
+  specversion: "1.0",
+  type: "Microsoft.DigitalTwins.Twin.Update",
+  data: { temperature: 21.5 },
+};
+
+describe("toServiceBusMessage", () => {
+  it("puts data in the body, the id in messageId and the attributes in cloudEvents:* properties", () => {
+    expect(toServiceBusMessage(event)).toEqual({
+      body: { temperature: 21.5 },
+      contentType: "application/json",
+      messageId: "evt-1",
+      applicationProperties: {
+        "cloudEvents:id": "evt-1",
+        "cloudEvents:source": "/twins/factory",
+        "cloudEvents:specversion": "1.0",
+        "cloudEvents:type": "Microsoft.DigitalTwins.Twin.Update",
+      },
+    });
+  });
+
+  it("adds time, subject and dataschema when present, and uses datacontenttype", () => {
+    const message = toServiceBusMessage({
+      ...event,
+      time: "2026-11-22T10:00:00Z",
+      subject: "twin-7",
+      dataschema: "dtmi:example;1",
+      datacontenttype: "application/json-patch+json",
+    });
+    expect(message.contentType).toBe("application/json-patch+json");
+    expect(message.applicationProperties).toMatchObject({
+      "cloudEvents:time": "2026-11-22T10:00:00Z",
+      "cloudEvents:subject": "twin-7",
+      "cloudEvents:dataschema": "dtmi:example;1",
+    });
+  });
+
+  it("sends data_base64 as bytes", () => {
+    const { data: _omitted, ...withoutData } = event;
+    const message = toServiceBusMessage({
+      ...withoutData,
+      data_base64: Buffer.from("raw").toString("base64"),
+    });
+    expect(message.body).toEqual(Buffer.from("raw"));
+  });
+});
+
+describe("backoffSeconds", () => {
+  const policy = { baseSeconds: 10, capSeconds: 300 };
+
+  it("doubles from the base, within equal jitter", () => {
+    expect(backoffSeconds(policy, 1, () => 0)).toBe(5);
+    expect(backoffSeconds(policy, 1, () => 1)).toBe(10);
+    expect(backoffSeconds(policy, 3, () => 1)).toBe(40);
+    expect(backoffSeconds(policy, 3, () => 0)).toBe(20);
+  });
+
+  it("never exceeds the cap and never goes under one second", () => {
+    expect(backoffSeconds(policy, 30, () => 1)).toBe(300);
+    expect(backoffSeconds({ baseSeconds: 1, capSeconds: 1 }, 1, () => 0)).toBe(1);
+  });
+});
+
+describe("deadLetterBlobName", () => {
+  it("is {endpoint}/{yyyy}/{MM}/{dd}/{HH}/{eventId}.json in UTC, zero-padded", () => {
+    expect(deadLetterBlobName("orders", "evt-1", new Date("2026-03-04T05:59:59.999Z"))).toBe(
+      "orders/2026/03/04/05/evt-1.json",
+    );
+  });
+
+  it("keeps an event id from adding folders", () => {
+    expect(deadLetterBlobName("orders", "a/b\\c", new Date("2026-12-31T23:00:00Z"))).toBe(
+      "orders/2026/12/31/23/a_b_c.json",
+    );
+  });
+});
+
+describe("describeError", () => {
+  it("gives name, code and message on one line, without secrets", () => {
+    const error = Object.assign(new Error("connect to sb://x/;SharedAccessKey=abc123 failed\nagain"), {
+      code: "ECONNREFUSED",
+    });
+    const described = describeError(error);
+    expect(described).toBe("Error: ECONNREFUSED: connect to sb://x/;SharedAccessKey=*** failed again");
+  });
+
+  it("caps the length", () => {
+    expect(describeError(new Error("x".repeat(2000))).length).toBeLessThanOrEqual(501);
+  });
+});

@@ -1,0 +1,87 @@
+import type { CloudEvent } from "../../src/events/cloud-event";
+import { validateEvents } from "../../src/events/ingest-routes";
+import {
+  encodeQueueMessage,
+  MAX_EVENT_BYTES,
+  MAX_QUEUE_MESSAGE_BYTES,
+  packEvents,
+} from "../../src/events/queue-message";
+import { InvalidRequestContent } from "../../src/shared/errors";
+import { thrown } from "../support/thrown";
+
+function makeEvent(index: number, payloadBytes = 100): CloudEvent {
+  return {
+    id: `e${index}`,
+    source: "/s",
+    specversion: "1.0",
+    type: "t",
+    data: { pad: "x".repeat(payloadBytes) },
+  };
+}
+
+describe("packEvents", () => {
+  const envelope = {
+    twinsInstanceId:
+      "/subscriptions/s/resourceGroups/r/providers/Microsoft.DigitalTwins/digitalTwinsInstances/i",
+  };
+
+  it("keeps every message under the 64 KiB queue limit once base64-encoded, and every event in order", () => {
+    const events = Array.from({ length: 500 }, (_, index) => makeEvent(index, 700));
+    const messages = packEvents(envelope, events);
+    expect(messages.length).toBeGreaterThan(1);
+    for (const message of messages)
+      expect(encodeQueueMessage(message).length).toBeLessThanOrEqual(MAX_QUEUE_MESSAGE_BYTES);
+    expect(messages.flatMap((message) => message.events)).toEqual(events);
+  });
+
+  it("fits an event of the maximum size on its own", () => {
+    const big = makeEvent(0, 0);
+    const overhead = Buffer.byteLength(JSON.stringify(big));
+    const maximal = makeEvent(0, MAX_EVENT_BYTES - overhead);
+    expect(Buffer.byteLength(JSON.stringify(maximal))).toBe(MAX_EVENT_BYTES);
+    const [message] = packEvents({ ...envelope, receivedAt: new Date().toISOString() }, [maximal]);
+    expect(encodeQueueMessage(message as object).length).toBeLessThanOrEqual(MAX_QUEUE_MESSAGE_BYTES);
+  });
+});
+
+describe("validateEvents", () => {
+  it("takes one event or an array", () => {
+    expect(validateEvents(makeEvent(1))).toHaveLength(1);
+    expect(validateEvents([makeEvent(1), makeEvent(2)])).toHaveLength(2);
+  });
+
+  it("keeps extension attributes", () => {
+    expect(validateEvents({ ...makeEvent(1), traceparent: "00-abc" })[0]).toHaveProperty(
+      "traceparent",
+      "00-abc",
+    );
+  });
+
+  it("lists every bad event by index and field", () => {
+    const error = thrown(() =>
+      validateEvents([makeEvent(0), { ...makeEvent(1), specversion: "0.3" }, { source: "/s" }, 42]),
+    ) as InvalidRequestContent;
+    expect(error).toBeInstanceOf(InvalidRequestContent);
+    expect(error.message).toBe("3 of 4 events are invalid; nothing was accepted.");
+    expect(error.details.map((detail) => detail.target)).toEqual([
+      "[1].specversion",
+      "[2].id",
+      "[2].specversion",
+      "[2].type",
+      "[3]",
+    ]);
+  });
+
+  it("refuses an empty batch and an event over the size limit", () => {
+    expect(() => validateEvents([])).toThrow(InvalidRequestContent);
+    const error = thrown(() => validateEvents([makeEvent(0, MAX_EVENT_BYTES)])) as InvalidRequestContent;
+    expect(error.details[0]).toMatchObject({ code: "EventTooLarge", target: "[0]" });
+  });
+
+  it("refuses a time that is not an RFC 3339 timestamp", () => {
+    const error = thrown(() =>
+      validateEvents({ ...makeEvent(0), time: "yesterday" }),
+    ) as InvalidRequestContent;
+    expect(error.details[0]?.target).toBe("[0].time");
+  });
+});
