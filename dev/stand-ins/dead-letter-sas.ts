@@ -1,0 +1,26 @@
+import {
+  BlobServiceClient,
+  ContainerSASPermissions,
+  generateBlobSASQueryParameters,
+  StorageSharedKeyCredential,
+} from "@azure/storage-blob";
+import { DEV_ACCOUNT, DEV_ACCOUNT_KEY } from "./azurite";
+
+/**
+ * A dead-letter secret for local runs and tests: the Azurite container (created if missing) with a
+ * SAS token signed by the well-known development key, path-style as Azurite serves it.
+ */
+export async function localDeadLetterSasUrl(blobEndpoint: string, container: string, validDays = 365): Promise<string> {
+  const credential = new StorageSharedKeyCredential(DEV_ACCOUNT, DEV_ACCOUNT_KEY);
+  const containerClient = new BlobServiceClient(blobEndpoint, credential).getContainerClient(container);
+  await containerClient.createIfNotExists();
+  const sas = generateBlobSASQueryParameters(
+    {
+      containerName: container,
+      permissions: ContainerSASPermissions.parse("racwl"),
+      expiresOn: new Date(Date.now() + validDays * 86_400_000),
+    },
+    credential,
+  );
+  return `${containerClient.url}?${sas.toString()}`;
+}

@@ -1,0 +1,66 @@
+import * as net from "node:net";
+import type { Connection, ConnectionOptions, Container, ServerConnectionOptions } from "rhea";
+import { abortConnection } from "./rhea-internals";
+
+/** How long a client gets to answer our AMQP close before its socket is dropped. */
+const CLOSE_GRACE_MS = 2_000;
+
+export interface AmqpListener {
+  port: number;
+  /** Closes every client connection (politely first), then stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Accepts AMQP connections for `container` on plain TCP: with `UseDevelopmentEmulator=true` the
+ * SDK connects without TLS to the connection string's port. Tracks every socket so `close()`
+ * leaves nothing open behind it.
+ */
+export function listenForAmqp(
+  container: Container,
+  options: ServerConnectionOptions,
+  port: number,
+  host: string,
+): Promise<AmqpListener> {
+  const open = new Map<net.Socket, Connection>();
+  const server = net.createServer((socket) => {
+    // rhea types create_connection for outgoing connections only; accept() makes this one a server's.
+    const connection = container.create_connection(options as ConnectionOptions);
+    connection.accept(socket);
+    open.set(socket, connection);
+    socket.once("close", () => open.delete(socket));
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve({ port: (server.address() as net.AddressInfo).port, close: () => closeAll(server, open) });
+    });
+  });
+}
+
+async function closeAll(server: net.Server, open: Map<net.Socket, Connection>): Promise<void> {
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const connection of open.values()) connection.close();
+  await allClosedOrTimeout([...open.keys()], CLOSE_GRACE_MS);
+  for (const [socket, connection] of open) abortConnection(connection, socket);
+  await stopped;
+}
+
+function allClosedOrTimeout(sockets: net.Socket[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let waiting = sockets.filter((socket) => !socket.closed).length;
+    if (waiting === 0) return resolve();
+    const timer = setTimeout(resolve, timeoutMs);
+    for (const socket of sockets) {
+      if (socket.closed) continue;
+      socket.once("close", () => {
+        waiting--;
+        if (waiting === 0) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    }
+  });
+}

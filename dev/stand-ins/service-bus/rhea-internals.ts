@@ -1,0 +1,91 @@
+import type { Socket } from "node:net";
+import {
+  type AmqpError,
+  type Connection,
+  type Delivery,
+  type Message,
+  message,
+  type Sender,
+  type Typed,
+  types,
+} from "rhea";
+
+/**
+ * The places the stand-in reaches past rhea's typings: fields and helpers rhea has at run time but
+ * does not declare, and two broker-side gaps rhea leaves to the application. Kept in one file so
+ * a rhea upgrade that moves them breaks here, loudly, and nowhere else.
+ */
+
+interface SenderLinkState {
+  credit: number;
+  delivery_count: number;
+  _draining: boolean;
+  _drained: boolean;
+  _get_drain(): boolean;
+}
+
+function linkState(sender: Sender): SenderLinkState {
+  return sender as unknown as SenderLinkState;
+}
+
+/**
+ * The delivery count up to which the receiving peer allows deliveries (its last flow's
+ * delivery-count + link-credit). rhea only counts a delivery once it is on the wire, so the
+ * stand-in compares this with its own count of deliveries handed to rhea.
+ */
+export function deliveryLimit(sender: Sender): number {
+  const state = linkState(sender);
+  return state.credit + state.delivery_count;
+}
+
+/**
+ * rhea answers a receiver's drain only while credit remains. When the last credit went to
+ * messages it stays silent, and the SDK's `receiveMessages` then times out, closes its link and
+ * falls back to `$management` to settle. Answer every drain, at zero credit too.
+ */
+export function answerEveryDrain(sender: Sender): void {
+  const state = linkState(sender);
+  state._get_drain = () => {
+    if (!(state._draining && state._drained)) return false;
+    state.delivery_count += state.credit;
+    state.credit = 0;
+    return true;
+  };
+}
+
+export type OutcomeName = "accepted" | "released" | "modified" | "rejected";
+
+const outcomes = message as unknown as Record<OutcomeName, (fields?: object) => { described(): unknown }>;
+
+/**
+ * Settles a delivery this side sent, with an outcome (settling without one puts an AMQP null on
+ * the wire, which rhea's client reports as "unrecognised outcome"). A peek-lock receiver settles
+ * second and never tells, so rhea would keep the delivery in its session window forever and stop
+ * sending after 2048 of them: mark it settled on both ends once the settlement is queued.
+ */
+export function settleSent(delivery: Delivery, outcome: OutcomeName, error?: AmqpError): void {
+  if (delivery.remote_settled) return;
+  delivery.update(true, outcomes[outcome](error === undefined ? {} : { error }).described());
+  (delivery as unknown as { remote_settled: boolean }).remote_settled = true;
+}
+
+/** rhea declares `Message` twice; `message.decode` returns the looser one. Same object at run time. */
+export function decodeMessage(encoded: Buffer): Message {
+  return message.decode(encoded) as unknown as Message;
+}
+
+type SectionReader = { read(): Typed; remaining(): number };
+const { Reader } = types as unknown as { Reader: new (buffer: Buffer) => SectionReader };
+
+/** The top-level AMQP values in an encoded message: its sections, each still typed. */
+export function readSections(payload: Buffer): Typed[] {
+  const reader = new Reader(payload);
+  const sections: Typed[] = [];
+  while (reader.remaining() > 0) sections.push(reader.read());
+  return sections;
+}
+
+/** Drops a connection whose peer did not answer our close: ends the socket and tells rhea it is gone. */
+export function abortConnection(connection: Connection, socket: Socket): void {
+  (connection as unknown as { abort_socket(socket: Socket): void }).abort_socket(socket);
+}

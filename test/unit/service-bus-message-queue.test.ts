@@ -1,0 +1,82 @@
+import {
+  MessageQueue,
+  type QueueConsumer,
+  type QueuedMessage,
+} from "../../dev/stand-ins/service-bus/message-queue";
+
+const consumer: QueueConsumer = { offer: () => {}, lockEnded: () => {} };
+
+function entry(sequenceNumber: number): QueuedMessage {
+  return { message: { body: sequenceNumber }, sequenceNumber, enqueuedAt: new Date(0), deliveryCount: 0 };
+}
+
+function queues(maxDeliveryCount = 10, lockDurationMs = 30_000) {
+  const deadLetter = new MessageQueue({ lockDurationMs, maxDeliveryCount });
+  const active = new MessageQueue({ lockDurationMs, maxDeliveryCount }, deadLetter);
+  return { active, deadLetter };
+}
+
+describe("MessageQueue", () => {
+  afterEach(() => jest.useRealTimers());
+
+  it("puts an abandoned message back in sequence order, its delivery count raised", () => {
+    const { active } = queues();
+    active.enqueue(entry(1));
+    active.enqueue(entry(2));
+    active.lockNext(consumer, "t1");
+
+    active.abandon("t1");
+
+    expect(active.lockNext(consumer, "t2")?.entry).toMatchObject({ sequenceNumber: 1, deliveryCount: 1 });
+    active.dispose();
+  });
+
+  it("dead-letters a message once it reaches the maximum delivery count", () => {
+    const { active, deadLetter } = queues(2);
+    active.enqueue(entry(1));
+    active.lockNext(consumer, "t1");
+    active.abandon("t1");
+    active.lockNext(consumer, "t2");
+    active.abandon("t2");
+
+    expect(active.stats().active).toBe(0);
+    const dead = deadLetter.lockNext(consumer, "t3")?.entry;
+    expect(dead?.message.application_properties).toMatchObject({
+      DeadLetterReason: "MaxDeliveryCountExceeded",
+    });
+    active.dispose();
+    deadLetter.dispose();
+  });
+
+  it("returns a message whose lock expired and tells the holder", () => {
+    jest.useFakeTimers();
+    const ended: string[] = [];
+    const { active } = queues(10, 1_000);
+    active.enqueue(entry(1));
+    active.lockNext({ offer: () => {}, lockEnded: (token, how) => ended.push(`${token}:${how}`) }, "t1");
+
+    jest.advanceTimersByTime(1_001);
+
+    expect(ended).toEqual(["t1:expired"]);
+    expect(active.complete("t1")).toBe(false);
+    expect(active.lockNext(consumer, "t2")?.entry.deliveryCount).toBe(1);
+    active.dispose();
+  });
+
+  it("extends a lock on renewal and forgets it on completion", () => {
+    jest.useFakeTimers();
+    const { active } = queues(10, 1_000);
+    active.enqueue(entry(1));
+    const lock = active.lockNext(consumer, "t1");
+
+    jest.advanceTimersByTime(600);
+    const renewed = active.renew("t1");
+    jest.advanceTimersByTime(600);
+
+    expect(renewed?.getTime()).toBeGreaterThan(lock?.lockedUntil.getTime() ?? Number.POSITIVE_INFINITY);
+    expect(active.complete("t1")).toBe(true);
+    expect(active.renew("t1")).toBeUndefined();
+    expect(active.stats()).toEqual({ active: 0, locked: 0, completed: 1 });
+    active.dispose();
+  });
+});
