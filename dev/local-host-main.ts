@@ -1,9 +1,11 @@
 import { loadConfig } from "../src/config";
+import { queueFunctions } from "../src/events/queue-functions";
 import { routes } from "../src/http/routes";
 import { createServices, disposeServices } from "../src/services";
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
 import { readHostSettings } from "./host-json";
-import { consoleLogger, createLocalHost } from "./local-host";
+import { consoleLogger } from "./host-logger";
+import { createLocalHost } from "./local-host";
 import { readPort } from "./stack-plan";
 import { StartupError } from "./startup-error";
 
@@ -12,6 +14,11 @@ import { StartupError } from "./startup-error";
  * the settings in the environment): the route table on 127.0.0.1:PORT with the local keys.
  */
 const NAME = "Functions host";
+/**
+ * A message a crashed host was processing comes back after this long (the real host: 10 min);
+ * LOCAL_QUEUE_LOCK_SECONDS changes it (tests of a crash use a few seconds).
+ */
+const LOCK_SECONDS = Number(process.env.LOCAL_QUEUE_LOCK_SECONDS ?? 30);
 
 async function main(): Promise<void> {
   const functionKey = process.env.FUNCTION_KEY;
@@ -21,11 +28,13 @@ async function main(): Promise<void> {
   }
   const port = readPort(process.env, "PORT");
   const services = createServices(loadConfig(process.env));
+  const hostSettings = readHostSettings();
   const host = createLocalHost({
     routes,
     services,
     keys: { functionKey, masterKey },
-    routePrefix: readHostSettings().routePrefix,
+    routePrefix: hostSettings.routePrefix,
+    queues: { functions: queueFunctions, settings: hostSettings.queues, lockSeconds: LOCK_SECONDS },
     log: consoleLogger,
   });
   stopOnSignal(NAME, async () => {

@@ -1,22 +1,31 @@
 import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { HttpRequest, type HttpResponseInit, InvocationContext, type LogLevel } from "@azure/functions";
+import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { QueueFunctionDefinition } from "../src/events/queue-function";
 import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
 import type { RouteDefinition, RouteHandler } from "../src/http/route";
 import { withHttpConventions } from "../src/http/with-conventions";
 import type { Services } from "../src/services";
 import { MethodNotAllowed, type PayloadTooLarge, ResourceNotFound, Unauthorized } from "../src/shared/errors";
+import type { HostSettings } from "./host-json";
+import { consoleLogger, type HostLogger } from "./host-logger";
 import { isAuthorized, type LocalKeys } from "./key-check";
+import { type QueueTrigger, startQueueTrigger } from "./queue-trigger";
 import { RouteMatcher } from "./route-matcher";
-
-export type HostLogger = (level: LogLevel, functionName: string, message: string) => void;
 
 export interface LocalHostOptions {
   routes: readonly RouteDefinition[];
   services: Services;
   keys: LocalKeys;
   routePrefix: string;
+  /** Queue-triggered functions to poll for, with host.json's queue settings. */
+  queues?: {
+    functions: readonly QueueFunctionDefinition[];
+    settings: HostSettings["queues"];
+    /** How long a message stays locked while its handler runs (renewed); 60 s unless set. */
+    lockSeconds?: number;
+  };
   log?: HostLogger;
 }
 
@@ -25,12 +34,6 @@ export interface LocalHost {
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
-
-export const consoleLogger: HostLogger = (level, functionName, message) => {
-  const line = `[${new Date().toISOString()}] ${level.padEnd(11)} ${functionName}: ${message}`;
-  if (level === "error" || level === "critical") console.error(line);
-  else console.log(line);
-};
 
 function failWith(error: Error): RouteHandler {
   return async () => {
@@ -160,9 +163,30 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   });
   server.keepAliveTimeout = 5000;
 
+  let triggers: QueueTrigger[] = [];
+
+  async function startTriggers(): Promise<void> {
+    const queues = options.queues;
+    if (!queues) return;
+    const { config } = options.services;
+    for (const definition of queues.functions) {
+      triggers.push(
+        await startQueueTrigger({
+          connectionString: config[definition.connection],
+          queueName: definition.queueName(config),
+          functionName: definition.name,
+          handler: (message, context) => definition.handler(message, context, options.services),
+          settings: queues.settings,
+          ...(queues.lockSeconds !== undefined && { lockSeconds: queues.lockSeconds }),
+          log,
+        }),
+      );
+    }
+  }
+
   return {
-    listen(port, host = "127.0.0.1") {
-      return new Promise((resolve, reject) => {
+    async listen(port, host = "127.0.0.1") {
+      const url = await new Promise<string>((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, host, () => {
           server.off("error", reject);
@@ -170,9 +194,14 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
           resolve(`http://${host}:${address.port}`);
         });
       });
+      await startTriggers();
+      return url;
     },
-    close() {
-      return new Promise((resolve) => {
+    async close() {
+      // Triggers first: running handlers finish and settle their messages before anything closes.
+      await Promise.all(triggers.map((trigger) => trigger.stop()));
+      triggers = [];
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -34,11 +34,10 @@ export interface StackPlan {
   /** Absent when COSMOS_ENDPOINT points at a real account. */
   cosmos?: { port: number; endpoint: string; snapshotFile: string };
   /**
-   * The Service Bus stand-in is not written yet; its port is read (so a bad value fails now) and
-   * kept free of the others. When it exists it gets an entry here like `cosmos`, started unless a
-   * Service Bus connection is configured, and its port joins `ports`.
+   * The Service Bus stand-in always runs: Service Bus is not a setting of the service but of each
+   * endpoint (its connection strings), so endpoints may point here or at a real namespace.
    */
-  serviceBusPort: number;
+  serviceBus: { port: number; connectionString: string };
   /** Every port the launcher is about to listen on, checked before anything starts. */
   ports: PortSetting[];
 }
@@ -104,9 +103,10 @@ export function planStack(input: Settings): StackPlan {
   const plan: StackPlan = {
     settings,
     host: { port: hostPort, url: `http://127.0.0.1:${hostPort}`, ...requireKeys(settings) },
-    serviceBusPort: readPort(settings, "SERVICEBUS_PORT"),
+    serviceBus: serviceBusPlan(readPort(settings, "SERVICEBUS_PORT")),
     ports: [{ variable: "PORT", port: hostPort }],
   };
+  settings.SERVICEBUS_PORT = String(plan.serviceBus.port);
 
   if (!storageConfigured(settings)) {
     const blobPort = readPort(settings, "AZURITE_BLOB_PORT");
@@ -139,6 +139,16 @@ export function planStack(input: Settings): StackPlan {
     plan.ports.push({ variable: "COSMOS_PORT", port });
   }
 
-  assertDistinct([...plan.ports, { variable: "SERVICEBUS_PORT", port: plan.serviceBusPort }]);
+  plan.ports.push({ variable: "SERVICEBUS_PORT", port: plan.serviceBus.port });
+  assertDistinct(plan.ports);
+
   return plan;
+}
+
+/** The stand-in accepts any key; this connection string is the emulator's documented form. */
+function serviceBusPlan(port: number): StackPlan["serviceBus"] {
+  return {
+    port,
+    connectionString: `Endpoint=sb://127.0.0.1:${port}/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;EntityPath=twin-events`,
+  };
 }

@@ -6,6 +6,7 @@ import { loadLocalSettings } from "./local-settings";
 import { watchParent } from "./parent-watch";
 import { assertPortFree } from "./ports";
 import { planStack } from "./stack-plan";
+import { LOCAL_DEAD_LETTER_CONTAINER, localDeadLetterSasUrl } from "./stand-ins/dead-letter-sas";
 import { describeFailure } from "./startup-error";
 import { formatSummary } from "./summary";
 import { type ChildSpec, Supervisor } from "./supervisor";
@@ -54,11 +55,17 @@ async function run(): Promise<void> {
   // The Cosmos server snapshots on the way down: give it time.
   if (plan.cosmos)
     await supervisor.start(child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 30_000));
-  // The Service Bus stand-in starts here once it exists (plan.serviceBusPort is reserved for it).
+  await supervisor.start(
+    child("Service Bus stand-in", path.join("stand-ins", "service-bus", "main.js"), plan.settings, 10_000),
+  );
   await ensureDatabase(config);
+  // Endpoints can dead-letter into Azurite with this URL (only when Azurite is the storage).
+  const deadLetterUrl = plan.azurite
+    ? await localDeadLetterSasUrl(plan.azurite.blobEndpoint, LOCAL_DEAD_LETTER_CONTAINER)
+    : undefined;
   await supervisor.start(child("Functions host", "local-host-main.js", plan.settings, 10_000));
   await waitForHealthy(plan.host.url, READY_TIMEOUT_MS);
-  console.log(formatSummary(plan, file, secretsKey));
+  console.log(formatSummary(plan, file, secretsKey, deadLetterUrl));
 }
 
 process.on("SIGINT", () => void shutdown(0, "Stopping the local stack..."));

@@ -38,6 +38,7 @@ export function formatSummary(
   plan: StackPlan,
   settingsFile: string | undefined,
   secretsKey: LocalSecretsKey,
+  deadLetterUrl?: string,
 ): string {
   const storage = "configured (AzureWebJobsStorage)";
   return [
@@ -53,7 +54,7 @@ export function formatSummary(
         plan.cosmos ? `${plan.cosmos.endpoint} (in memory)` : `configured (${plan.settings.COSMOS_ENDPOINT})`,
       ],
       ["Cosmos snapshot", plan.cosmos?.snapshotFile ?? "-"],
-      ["Service Bus", `no stand-in yet (SERVICEBUS_PORT ${plan.serviceBusPort} is reserved for it)`],
+      ["Service Bus", `sb://127.0.0.1:${plan.serviceBus.port}/ (stand-in, in memory)`],
       ["Settings from", settingsFile ?? "the environment only"],
       ["Secrets key", secretsKeySource(secretsKey)],
     ]),
@@ -62,7 +63,13 @@ export function formatSummary(
       ["function key", plan.host.functionKey],
       ["master key", plan.host.masterKey],
     ]),
+    "For endpoints (local stand-ins; the SAS is signed with Azurite's published development key):",
+    ...table([
+      ["connection", plan.serviceBus.connectionString],
+      ["dead letters", deadLetterUrl ?? "- (storage is configured: use a SAS URL of your own account)"],
+    ]),
     "Try:",
+
     `  ${curlExample(plan.host.url, plan.host.functionKey)}`,
     "",
   ].join("\n");

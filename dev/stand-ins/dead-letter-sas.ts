@@ -6,11 +6,19 @@ import {
 } from "@azure/storage-blob";
 import { DEV_ACCOUNT, DEV_ACCOUNT_KEY } from "./azurite";
 
+/** The Azurite container `npm start` offers for dead letters. */
+export const LOCAL_DEAD_LETTER_CONTAINER = "dead-letters";
+
 /**
- * A dead-letter secret for local runs and tests: the Azurite container (created if missing) with a
+ * A dead-letter secret
+ for local runs and tests: the Azurite container (created if missing) with a
  * SAS token signed by the well-known development key, path-style as Azurite serves it.
  */
-export async function localDeadLetterSasUrl(blobEndpoint: string, container: string, validDays = 365): Promise<string> {
+export async function localDeadLetterSasUrl(
+  blobEndpoint: string,
+  container: string,
+  validDays = 365,
+): Promise<string> {
   const credential = new StorageSharedKeyCredential(DEV_ACCOUNT, DEV_ACCOUNT_KEY);
   const containerClient = new BlobServiceClient(blobEndpoint, credential).getContainerClient(container);
   await containerClient.createIfNotExists();

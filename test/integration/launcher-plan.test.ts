@@ -41,8 +41,10 @@ describe("planStack", () => {
       { variable: "AZURITE_BLOB_PORT", port: 10000 },
       { variable: "AZURITE_QUEUE_PORT", port: 10001 },
       { variable: "COSMOS_PORT", port: 8081 },
+      { variable: "SERVICEBUS_PORT", port: 5672 },
     ]);
-    expect(plan.serviceBusPort).toBe(5672);
+    expect(plan.serviceBus.connectionString).toContain("Endpoint=sb://127.0.0.1:5672/;");
+
     expect(plan.host.url).toBe("http://127.0.0.1:7071");
     expect(plan.settings.COSMOS_ENDPOINT).toBe("https://127.0.0.1:8081/");
     expect(plan.settings.COSMOS_KEY).toBe(COSMOS_EMULATOR_KEY);
@@ -68,8 +70,10 @@ describe("planStack", () => {
       AZURITE_BLOB_PORT: "2",
       AZURITE_QUEUE_PORT: "3",
       COSMOS_PORT: "4",
+      SERVICEBUS_PORT: "5",
     });
-    expect(plan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4]);
+    expect(plan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4, 5]);
+
     expect(plan.settings.COSMOS_ENDPOINT).toBe("https://127.0.0.1:4/");
   });
 

@@ -143,17 +143,7 @@ function fetchWithKey(baseUrl: string, urlPath: string, init: RequestInit = {}):
   return fetch(`${baseUrl}${urlPath}`, { ...init, headers });
 }
 
-beforeAll(() => {
-  // The launcher under test is the compiled one, exactly what `npm start` runs (`npm run build`).
-  try {
-    execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
-      cwd: ROOT,
-      encoding: "utf8",
-    });
-  } catch (error) {
-    throw new Error(`npm run build failed:\n${(error as { stdout?: string }).stdout ?? error}`);
-  }
-}, 300_000);
+// The launcher under test is the compiled one, exactly what `npm start` runs: global setup builds it.
 
 afterAll(async () => {
   // A failed test must not leave a stack running: stop it, and kill it if it will not stop.

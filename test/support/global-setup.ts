@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { freePort } from "../../dev/ports";
 import { startAzurite } from "../../dev/stand-ins/azurite";
 import { startCosmosServer } from "../../dev/stand-ins/cosmos-server";
+import { buildProject } from "./build-once";
 import { type SharedStandIns, STAND_INS_ENV } from "./stand-ins-env";
 
 /**
@@ -12,6 +13,7 @@ import { type SharedStandIns, STAND_INS_ENV } from "./stand-ins-env";
  * database and its own local host.
  */
 export default async function globalSetup(): Promise<void> {
+  buildProject();
   const cosmos = await startCosmosServer(0);
   const azurite = await startAzurite({
     blobPort: await freePort(),

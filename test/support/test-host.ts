@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { LogLevel } from "@azure/functions";
-import { readHostSettings } from "../../dev/host-json";
+import { type HostSettings, readHostSettings } from "../../dev/host-json";
 import { createLocalHost, type LocalHost } from "../../dev/local-host";
 import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
 import { type AppConfig, loadConfig } from "../../src/config";
+import { queueFunctions } from "../../src/events/queue-functions";
 import { routes } from "../../src/http/routes";
 import { createServices, disposeServices, type Services } from "../../src/services";
 import { ensureContainers } from "../../src/store/containers";
@@ -14,6 +15,9 @@ export const FUNCTION_KEY = "test-function-key";
 export const TEST_ENCRYPTION_KEY = randomBytes(32).toString("base64");
 export const MASTER_KEY = "test-master-key";
 
+/** Run the queue-triggered functions too, with these host.json queue settings changed. */
+export type QueueTriggerOverrides = Partial<HostSettings["queues"]> & { lockSeconds?: number };
+
 export interface LogEntry {
   level: LogLevel;
   functionName: string;
@@ -23,6 +27,8 @@ export interface LogEntry {
 export interface TestHost {
   baseUrl: string;
   config: AppConfig;
+  /** The settings the host runs with, as environment variables would carry them. */
+  appSettings: Record<string, string>;
   services: Services;
   logs: LogEntry[];
   /** fetch against the host with the function key (override or drop it through headers). */
@@ -38,12 +44,12 @@ export interface TestHost {
 export async function startTestHost(
   settings: Record<string, string> = {},
   databaseId?: string,
-  options: { createContainers?: boolean } = {},
+  options: { createContainers?: boolean; queueTriggers?: QueueTriggerOverrides } = {},
 ): Promise<TestHost> {
   const { cosmosEndpoint, storageConnectionString } = sharedStandIns();
   const database = databaseId ?? `test-${randomUUID().slice(0, 8)}`;
 
-  const config = loadConfig({
+  const appSettings: Record<string, string> = {
     COSMOS_ENDPOINT: cosmosEndpoint,
     COSMOS_KEY: COSMOS_EMULATOR_KEY,
     COSMOS_DISABLE_TLS_VERIFICATION: "true",
@@ -53,21 +59,38 @@ export async function startTestHost(
     TWIN_EVENTS_QUEUE: `events-${database.slice(-8).toLowerCase()}`,
     SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...settings,
-  });
+  };
+  const config = loadConfig(appSettings);
   const services = createServices(config);
   if (options.createContainers !== false) await ensureContainers(services.cosmos, config.COSMOS_DATABASE);
   const logs: LogEntry[] = [];
+  const hostSettings = readHostSettings();
   const host: LocalHost = createLocalHost({
     routes,
     services,
     keys: { functionKey: FUNCTION_KEY, masterKey: MASTER_KEY },
-    routePrefix: readHostSettings().routePrefix,
+    routePrefix: hostSettings.routePrefix,
+    ...(options.queueTriggers && {
+      queues: {
+        functions: queueFunctions,
+        // Quick polling and retries, so tests do not wait on production timings.
+        settings: {
+          ...hostSettings.queues,
+          maxPollingIntervalMs: 250,
+          visibilityTimeoutSeconds: 1,
+          ...options.queueTriggers,
+        },
+        lockSeconds: options.queueTriggers.lockSeconds ?? 10,
+      },
+    }),
     log: (level, functionName, message) => logs.push({ level, functionName, message }),
   });
   const baseUrl = await host.listen(0);
   return {
     baseUrl,
     config,
+    appSettings,
+
     services,
     logs,
     request(path, init = {}) {

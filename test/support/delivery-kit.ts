@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
+import { BlobServiceClient } from "@azure/storage-blob";
+import { QueueClient } from "@azure/storage-queue";
+import { localDeadLetterSasUrl } from "../../dev/stand-ins/dead-letter-sas";
+import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
+import { sharedStandIns } from "./stand-ins-env";
+import type { TestHost } from "./test-host";
+
+/** What tests of event delivery share: endpoints, ingest, and watching subscribers, blobs and queues. */
+export function twinsInstance(name: string): string {
+  return `/subscriptions/00000000-0000-0000-0000-0000000000aa/resourceGroups/delivery-rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/${name}`;
+}
+
+export function cloudEvent(id: string, data: unknown = { id }) {
+  return { id, source: "/twins/test", specversion: "1.0", type: "Twin.Update", data };
+}
+
+export async function createEndpoint(
+  host: TestHost,
+  instance: string,
+  name: string,
+  body: { primary: string; secondary: string; deadLetter?: string },
+): Promise<void> {
+  const response = await host.request(`${instance}/endpoints/${name}`, {
+    method: "PUT",
+    body: JSON.stringify({
+      queuePrimaryConnectionString: body.primary,
+      queueSecondaryConnectionString: body.secondary,
+      ...(body.deadLetter !== undefined && { deadLetterStorageSecret: body.deadLetter }),
+    }),
+  });
+  if (response.status !== 201)
+    throw new Error(`endpoint ${name}: ${response.status} ${await response.text()}`);
+}
+
+export async function ingest(host: TestHost, instance: string, events: unknown[]): Promise<void> {
+  const response = await host.request(`${instance}/events`, {
+    method: "POST",
+    body: JSON.stringify(events),
+    headers: { "content-type": "application/cloudevents-batch+json" },
+  });
+  if (response.status !== 202) throw new Error(`ingest: ${response.status} ${await response.text()}`);
+}
+
+/** A connection string to the stand-in's topic that cannot connect: the port is closed. */
+export function unreachableConnectionString(closedPort: number, topic: string): string {
+  return `Endpoint=sb://127.0.0.1:${closedPort}/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;EntityPath=${topic}`;
+}
+
+export async function waitUntil(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 60_000,
+  what = "condition",
+) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A subscriber on a topic of the stand-in, collecting (and completing) everything it receives. */
+export class Subscriber {
+  readonly received: ServiceBusReceivedMessage[] = [];
+  private readonly client: ServiceBusClient;
+  private readonly closeSubscription: () => Promise<void>;
+
+  constructor(
+    serviceBus: RunningServiceBus,
+    topic: string,
+    subscription = `sub-${randomUUID().slice(0, 6)}`,
+  ) {
+    serviceBus.ensureSubscription(topic, subscription);
+    this.client = new ServiceBusClient(serviceBus.connectionString());
+    const receiver = this.client.createReceiver(topic, subscription);
+    const handle = receiver.subscribe(
+      {
+        processMessage: async (message) => {
+          this.received.push(message);
+        },
+        processError: async () => undefined,
+      },
+      { autoCompleteMessages: true },
+    );
+    this.closeSubscription = async () => {
+      await handle.close();
+      await receiver.close();
+    };
+  }
+
+  ids(): string[] {
+    return this.received.map((message) => String(message.messageId));
+  }
+
+  async close(): Promise<void> {
+    await this.closeSubscription();
+    await this.client.close();
+  }
+}
+
+export async function deadLetterUrl(container = `dead-${randomUUID().slice(0, 8)}`): Promise<string> {
+  const blobEndpoint = /BlobEndpoint=([^;]+)/.exec(sharedStandIns().storageConnectionString)?.[1] as string;
+  return localDeadLetterSasUrl(blobEndpoint, container);
+}
+
+/** The blobs of a dead-letter container (named by its SAS URL), with metadata and parsed bodies. */
+export async function listBlobs(
+  sasUrl: string,
+): Promise<{ name: string; metadata: Record<string, string>; body: unknown }[]> {
+  const containerName = new URL(sasUrl).pathname.split("/").pop() as string;
+  const container = BlobServiceClient.fromConnectionString(
+    sharedStandIns().storageConnectionString,
+  ).getContainerClient(containerName);
+  const blobs = [];
+  for await (const item of container.listBlobsFlat({ includeMetadata: true })) {
+    const download = await container.getBlobClient(item.name).downloadToBuffer();
+    blobs.push({
+      name: item.name,
+      metadata: item.metadata ?? {},
+      body: JSON.parse(download.toString("utf8")),
+    });
+  }
+  return blobs;
+}
+
+/** Everything on the service's poison queue, decoded (and left in place). */
+export async function poisonRecords(host: TestHost): Promise<Record<string, unknown>[]> {
+  const queue = new QueueClient(
+    sharedStandIns().storageConnectionString,
+    `${host.config.TWIN_EVENTS_QUEUE}-poison`,
+  );
+  if (!(await queue.exists())) return [];
+  const { peekedMessageItems } = await queue.peekMessages({ numberOfMessages: 32 });
+  return peekedMessageItems.map((item) =>
+    JSON.parse(Buffer.from(item.messageText, "base64").toString("utf8")),
+  );
+}
