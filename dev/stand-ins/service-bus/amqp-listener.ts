@@ -24,6 +24,10 @@ export function listenForAmqp(
 ): Promise<AmqpListener> {
   const open = new Map<net.Socket, Connection>();
   const server = net.createServer((socket) => {
+    // AMQP is chatty (flow, transfer, disposition): without this, Nagle's algorithm and delayed
+    // ACKs hold small frames back ~40 ms each, and a credit-1 receiver crawls at ~25 messages/s.
+    socket.setNoDelay(true);
+
     // rhea types create_connection for outgoing connections only; accept() makes this one a server's.
     const connection = container.create_connection(options as ConnectionOptions);
     connection.accept(socket);
