@@ -1,4 +1,6 @@
+import { assessmentId } from "../src/assessments/assessment-path";
 import type { LocalSecretsKey } from "./local-secrets-key";
+import { SAMPLE_ASSESSMENTS } from "./seed/sample-assessments";
 import type { StackPlan } from "./stack-plan";
 
 /** Quotes a value for bash (and any POSIX shell) so a printed command works when pasted. */
@@ -20,6 +22,13 @@ export function curlExample(hostUrl: string, functionKey: string): string {
     `-H ${shellQuote("Content-Type: application/json")}`,
     `-d ${shellQuote(JSON.stringify({ authenticationProfileContent: content }))}`,
   ].join(" ");
+}
+
+/** A lookup of the first sample assessment (`npm run seed` loads it). */
+export function assessmentLookupExample(hostUrl: string, functionKey: string): string {
+  const first = SAMPLE_ASSESSMENTS[0];
+  const url = first ? `${hostUrl}${assessmentId(first.path)}?api-version=2023-09-09-preview` : hostUrl;
+  return ["curl", shellQuote(url), `-H ${shellQuote(`x-functions-key: ${functionKey}`)}`].join(" ");
 }
 
 const LABEL_WIDTH = 15;
@@ -68,6 +77,8 @@ export function formatSummary(
       ["connection", plan.serviceBus.connectionString],
       ["dead letters", deadLetterUrl ?? "- (storage is configured: use a SAS URL of your own account)"],
     ]),
+    "Cluster assessments: load the samples with `npm run seed`, then look one up:",
+    `  ${assessmentLookupExample(plan.host.url, plan.host.functionKey)}`,
     "Try:",
 
     `  ${curlExample(plan.host.url, plan.host.functionKey)}`,

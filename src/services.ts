@@ -1,5 +1,6 @@
 import type { CosmosClient, Database } from "@azure/cosmos";
 import { QueueServiceClient } from "@azure/storage-queue";
+import { AssessmentService } from "./assessments/assessment-service";
 import type { AppConfig } from "./config";
 import { DeadLetterWriter } from "./delivery/dead-letter-writer";
 import { DeliveryQueues } from "./delivery/delivery-queues";
@@ -23,6 +24,7 @@ export interface Services {
   queues: QueueServiceClient;
   profiles: ProfileService;
   endpoints: EndpointService;
+  assessments: AssessmentService;
   eventPublisher: EventPublisher;
   delivery: TwinEventDelivery;
   senders: SenderPool;
@@ -54,6 +56,7 @@ export function createServices(config: AppConfig): Services {
       maxCount: config.AUTH_PROFILE_MAX_COUNT,
     }),
     endpoints,
+    assessments: new AssessmentService(database.container(CONTAINERS.clusterAssessments.id), quotas),
     eventPublisher: new EventPublisher(eventsQueue),
     delivery: new TwinEventDelivery({
       endpoints: new EndpointCache(endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),

@@ -10,7 +10,7 @@ import { camelCaseKeys } from "./field-names";
 import { listBody, readPageRequest } from "./paging";
 import { readJsonObjectBody } from "./request-body";
 import { deleted, jsonResponse, noContent, notModified } from "./responses";
-import type { RouteDefinition } from "./route";
+import type { AuthLevel, RouteDefinition } from "./route";
 import { parseOrThrow } from "./validation";
 
 /** What a declarative resource's service offers; every resource answers HTTP the same way. */
@@ -22,7 +22,8 @@ export interface ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>
     body: Put,
     preconditions: Preconditions,
   ): Promise<{ versioned: Versioned<Resource>; created: boolean }>;
-  patch(path: ItemPath, body: Patch, preconditions: Preconditions): Promise<Versioned<Resource>>;
+  /** Absent for resources that are only ever replaced whole. */
+  patch?(path: ItemPath, body: Patch, preconditions: Preconditions): Promise<Versioned<Resource>>;
   delete(path: ItemPath, preconditions: Preconditions): Promise<boolean>;
 }
 
@@ -35,7 +36,10 @@ export interface ResourceRoutesSpec<CollectionPath, ItemPath, Resource, Put, Pat
   collectionPath: z.ZodType<CollectionPath>;
   itemPath: z.ZodType<ItemPath>;
   putBody: z.ZodType<Put>;
-  patchBody: z.ZodType<Patch>;
+  /** Absent: no PATCH route. */
+  patchBody?: z.ZodType<Patch>;
+  /** Who may write (PUT, PATCH, DELETE); reads always take the function key. Default "function". */
+  writeAuthLevel?: AuthLevel;
   service: (services: Services) => ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>;
 }
 
@@ -46,13 +50,14 @@ export interface ResourceRoutesSpec<CollectionPath, ItemPath, Resource, Put, Pat
 export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
   spec: ResourceRoutesSpec<CollectionPath, ItemPath, Resource, Put, Patch>,
 ): RouteDefinition[] {
+  const writeAuthLevel = spec.writeAuthLevel ?? "function";
   const itemPath = (request: HttpRequest): ItemPath => {
     checkApiVersion(request, spec.apiVersions);
     return parseOrThrow(spec.itemPath, request.params);
   };
   const body = async <B>(request: HttpRequest, schema: z.ZodType<B>): Promise<B> =>
     parseOrThrow(schema, camelCaseKeys(await readJsonObjectBody(request)));
-  return [
+  const routes: RouteDefinition[] = [
     {
       name: `${spec.name}-list`,
       methods: ["GET"],
@@ -61,10 +66,8 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
       handler: async (request, _context, services) => {
         checkApiVersion(request, spec.apiVersions);
         const path = parseOrThrow(spec.collectionPath, request.params);
-        return jsonResponse(
-          200,
-          listBody(request, await spec.service(services).list(path, readPageRequest(request))),
-        );
+        const page = await spec.service(services).list(path, readPageRequest(request));
+        return jsonResponse(200, listBody(request, page));
       },
     },
     {
@@ -82,39 +85,42 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
       name: `${spec.name}-put`,
       methods: ["PUT"],
       route: spec.itemRoute,
-      authLevel: "function",
+      authLevel: writeAuthLevel,
       handler: async (request, _context, services) => {
         const path = itemPath(request);
         const put = await body(request, spec.putBody);
-        const { versioned, created } = await spec
-          .service(services)
-          .put(path, put, readPreconditions(request));
+        const service = spec.service(services);
+        const { versioned, created } = await service.put(path, put, readPreconditions(request));
         return jsonResponse(created ? 201 : 200, versioned.resource, versioned.etag);
-      },
-    },
-    {
-      name: `${spec.name}-patch`,
-      methods: ["PATCH"],
-      route: spec.itemRoute,
-      authLevel: "function",
-      handler: async (request, _context, services) => {
-        const path = itemPath(request);
-        const patch = await body(request, spec.patchBody);
-        const { resource, etag } = await spec
-          .service(services)
-          .patch(path, patch, readPreconditions(request));
-        return jsonResponse(200, resource, etag);
       },
     },
     {
       name: `${spec.name}-delete`,
       methods: ["DELETE"],
       route: spec.itemRoute,
-      authLevel: "function",
+      authLevel: writeAuthLevel,
       handler: async (request, _context, services) => {
         const existed = await spec.service(services).delete(itemPath(request), readPreconditions(request));
         return existed ? deleted() : noContent();
       },
     },
   ];
+  const patchBody = spec.patchBody;
+  if (patchBody) {
+    routes.push({
+      name: `${spec.name}-patch`,
+      methods: ["PATCH"],
+      route: spec.itemRoute,
+      authLevel: writeAuthLevel,
+      handler: async (request, _context, services) => {
+        const service = spec.service(services);
+        if (!service.patch) throw new Error(`${spec.name}: a PATCH route without a patch operation`);
+        const path = itemPath(request);
+        const patch = await body(request, patchBody);
+        const { resource, etag } = await service.patch(path, patch, readPreconditions(request));
+        return jsonResponse(200, resource, etag);
+      },
+    });
+  }
+  return routes;
 }

@@ -1,3 +1,4 @@
+import { assessmentRoutes } from "../assessments/assessment-routes";
 import { endpointRoutes } from "../endpoints/endpoint-routes";
 import { ingestRoutes } from "../events/ingest-routes";
 import { healthRoutes } from "../health/health-routes";
@@ -13,4 +14,5 @@ export const routes: readonly RouteDefinition[] = [
   ...profileRoutes,
   ...endpointRoutes,
   ...ingestRoutes,
+  ...assessmentRoutes,
 ];

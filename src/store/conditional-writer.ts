@@ -17,7 +17,7 @@ const WRITE_ATTEMPTS = 5;
  * The write paths every resource shares: read the current version, check the client's
  * If-Match / If-None-Match against it, then write conditionally on that same version. A write the
  * client did not make conditional is retried when it loses a race; one it did is answered 412.
- * Creates reserve a place in the resource's count quota first; deletes release it after.
+ * Where a resource has a count quota, creates reserve a place in it first and deletes release it after.
  */
 export class ConditionalWriter<T extends { id: string }> {
   constructor(
@@ -31,7 +31,7 @@ export class ConditionalWriter<T extends { id: string }> {
     address: DocumentAddress,
     preconditions: Preconditions,
     build: (existing: Stored<T> | undefined) => T,
-    quota: QuotaScope,
+    quota?: QuotaScope,
   ): Promise<{ document: Stored<T>; created: boolean }> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const existing = await this.documents.read(address.id, address.partitionKey);
@@ -42,7 +42,7 @@ export class ConditionalWriter<T extends { id: string }> {
         continue;
       }
       const document = build(undefined);
-      await this.quotas.reserve(quota, address.id);
+      if (quota) await this.quotas.reserve(quota, address.id);
       try {
         return { document: await this.documents.create(document), created: true };
       } catch (error) {
@@ -71,7 +71,7 @@ export class ConditionalWriter<T extends { id: string }> {
   }
 
   /** Deletes the resource; false when there was nothing to delete. */
-  async delete(address: DocumentAddress, preconditions: Preconditions, quota: QuotaScope): Promise<boolean> {
+  async delete(address: DocumentAddress, preconditions: Preconditions, quota?: QuotaScope): Promise<boolean> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const existing = await this.documents.read(address.id, address.partitionKey);
       checkPreconditions(preconditions, existing?._etag);
@@ -82,7 +82,7 @@ export class ConditionalWriter<T extends { id: string }> {
         if (hasPreconditions(preconditions) || !(error instanceof PreconditionFailed)) throw error;
         continue;
       }
-      await this.quotas.release(quota, address.id);
+      if (quota) await this.quotas.release(quota, address.id);
       return true;
     }
     throw this.contention();

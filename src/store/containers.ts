@@ -7,6 +7,7 @@ import type { CosmosClient, Database } from "@azure/cosmos";
 export const CONTAINERS = {
   authenticationProfiles: { id: "authenticationProfiles", partitionKey: "/id" },
   queueEndpoints: { id: "queueEndpoints", partitionKey: "/instanceKey" },
+  clusterAssessments: { id: "clusterAssessments", partitionKey: "/projectKey" },
   quotas: { id: "quotas", partitionKey: "/id" },
 } as const;
 

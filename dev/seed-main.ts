@@ -1,0 +1,55 @@
+import { assessmentId } from "../src/assessments/assessment-path";
+import { loadConfig } from "../src/config";
+import { createServices, disposeServices } from "../src/services";
+import { ServiceUnavailable } from "../src/shared/errors";
+import { ensureContainers } from "../src/store/containers";
+import { translateCosmosError } from "../src/store/cosmos-errors";
+import { ensureLocalSecretsKey } from "./local-secrets-key";
+import { loadLocalSettings } from "./local-settings";
+import { SAMPLE_ASSESSMENTS } from "./seed/sample-assessments";
+import { seedAssessments } from "./seed/seed-assessments";
+import { planStack } from "./stack-plan";
+import { describeFailure } from "./startup-error";
+
+/**
+ * `npm run seed`: loads the sample cluster assessments into the configured Cosmos DB (the local
+ * server of `npm start` unless COSMOS_ENDPOINT is set). Idempotent: a second run replaces them.
+ */
+let cosmosEndpoint = "Cosmos DB";
+
+async function main(): Promise<void> {
+  const { values } = loadLocalSettings(process.env);
+  ensureLocalSecretsKey(values);
+  const plan = planStack(values);
+  const config = loadConfig(plan.settings);
+  cosmosEndpoint = config.COSMOS_ENDPOINT;
+  const services = createServices(config);
+  try {
+    console.log(
+      `Seeding ${SAMPLE_ASSESSMENTS.length} cluster assessments into ${config.COSMOS_ENDPOINT} (${config.COSMOS_DATABASE})...`,
+    );
+    // The local server may have just started empty; a real account has its containers from infra/.
+    if (plan.cosmos) await ensureContainers(services.cosmos, config.COSMOS_DATABASE);
+    const summary = await seedAssessments(services.assessments, (line) => console.log(`  ${line}`));
+    console.log(`Done: ${summary.created} created, ${summary.replaced} replaced.`);
+    const first = SAMPLE_ASSESSMENTS[0];
+    if (first) {
+      console.log("Look one up:");
+      console.log(
+        `  curl '${plan.host.url}${assessmentId(first.path)}?api-version=2023-09-09-preview' -H 'x-functions-key: ${plan.host.functionKey}'`,
+      );
+    }
+  } finally {
+    await disposeServices(services);
+  }
+}
+
+main().catch((error: unknown) => {
+  // ensureContainers talks to the SDK directly: its failures are translated here.
+  if (translateCosmosError(error) instanceof ServiceUnavailable) {
+    console.error(`Seeding failed: ${cosmosEndpoint} cannot be reached. Is \`npm start\` running?`);
+    process.exit(1);
+  }
+  console.error(`Seeding failed: ${describeFailure(error)}`);
+  process.exit(1);
+});

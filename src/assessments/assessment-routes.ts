@@ -1,0 +1,16 @@
+import { resourceRoutes } from "../http/resource-routes";
+import { assessmentPathSchema, PROJECT_ROUTE, projectPathSchema } from "./assessment-path";
+import { ASSESSMENT_API_VERSIONS, assessmentPutSchema } from "./assessment-schema";
+
+/** Reads with the function key; writes (PUT, DELETE) only for the producing system, with the master key. */
+export const assessmentRoutes = resourceRoutes({
+  name: "clusterAssessments",
+  collectionRoute: `${PROJECT_ROUTE}/clusterAssessments`,
+  itemRoute: `${PROJECT_ROUTE}/clusterAssessments/{assessmentName}`,
+  apiVersions: ASSESSMENT_API_VERSIONS,
+  collectionPath: projectPathSchema,
+  itemPath: assessmentPathSchema,
+  putBody: assessmentPutSchema,
+  writeAuthLevel: "admin",
+  service: (services) => services.assessments,
+});

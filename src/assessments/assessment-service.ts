@@ -1,0 +1,168 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Container } from "@azure/cosmos";
+import { formatEtag } from "../http/conditional";
+import type { ResourceService } from "../http/resource-routes";
+import { InvalidRequestContent, ResourceNotFound } from "../shared/errors";
+import type { Page, PageRequest } from "../shared/page";
+import { normalizeEtag, type Preconditions } from "../shared/preconditions";
+import type { Versioned } from "../shared/versioned";
+import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
+import { DocumentStore, type Stored } from "../store/document-store";
+import type { QuotaLedger } from "../store/quota-ledger";
+import {
+  ASSESSMENT_TYPE,
+  type AssessmentPath,
+  assessmentId,
+  type ProjectPath,
+  projectKey,
+} from "./assessment-path";
+import type { AssessmentPut, ClusterAssessment, SystemData } from "./assessment-schema";
+
+/** The stored form, partitioned by project: a project's assessments are one partition. */
+export interface AssessmentDocument {
+  id: string;
+  projectKey: string;
+  resourceId: string;
+  name: string;
+  provisioningState: string;
+  details: ClusterAssessment["details"];
+  settings: ClusterAssessment["settings"];
+  scope?: ClusterAssessment["scope"];
+  systemData: SystemData;
+}
+
+/** Writes come from the producing system with the master key; systemData says so. */
+const WRITER = { by: "master key", byType: "Key" } as const;
+
+function addressOf(path: AssessmentPath): DocumentAddress {
+  return { id: path.assessmentName.toLowerCase(), partitionKey: projectKey(path) };
+}
+
+function toResource(document: Stored<AssessmentDocument>): Versioned<ClusterAssessment> {
+  const eTag = formatEtag(document._etag);
+  return {
+    resource: {
+      id: document.resourceId,
+      name: document.name,
+      type: ASSESSMENT_TYPE,
+      eTag,
+      provisioningState: document.provisioningState,
+      details: document.details,
+      settings: document.settings,
+      ...(document.scope !== undefined && { scope: document.scope }),
+      systemData: document.systemData,
+    },
+    etag: document._etag,
+  };
+}
+
+function same(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+export class AssessmentService
+  implements ResourceService<ProjectPath, AssessmentPath, ClusterAssessment, AssessmentPut, never>
+{
+  private readonly documents: DocumentStore<AssessmentDocument>;
+  private readonly writer: ConditionalWriter<AssessmentDocument>;
+
+  constructor(container: Container, quotas: QuotaLedger) {
+    this.documents = new DocumentStore<AssessmentDocument>(container, (document) => document.projectKey);
+    this.writer = new ConditionalWriter(this.documents, quotas, "assessment");
+  }
+
+  async get(path: AssessmentPath): Promise<Versioned<ClusterAssessment>> {
+    const { id, partitionKey } = addressOf(path);
+    const document = await this.documents.read(id, partitionKey);
+    if (!document) throw notFound(path);
+    return toResource(document);
+  }
+
+  async list(path: ProjectPath, page: PageRequest): Promise<Page<ClusterAssessment>> {
+    // The partition key is filtered in the query text too: the local Cosmos server ignores the option.
+    const result = await this.documents.queryPage(
+      {
+        query: "SELECT * FROM c WHERE c.projectKey = @projectKey ORDER BY c.id",
+        parameters: [{ name: "@projectKey", value: projectKey(path) }],
+      },
+      page,
+    );
+    return {
+      items: result.items.map((document) => toResource(document).resource),
+      continuation: result.continuation,
+    };
+  }
+
+  async put(
+    path: AssessmentPath,
+    body: AssessmentPut,
+    preconditions: Preconditions,
+  ): Promise<{ versioned: Versioned<ClusterAssessment>; created: boolean }> {
+    const now = new Date().toISOString();
+    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) => {
+      this.checkEchoedFields(path, body, existing);
+      return {
+        id: path.assessmentName.toLowerCase(),
+        projectKey: projectKey(path),
+        resourceId: existing?.resourceId ?? assessmentId(path),
+        name: existing?.name ?? path.assessmentName,
+        provisioningState: body.provisioningState,
+        details: body.details,
+        settings: body.settings,
+        ...(body.scope !== undefined && { scope: body.scope }),
+        systemData: {
+          createdAt: existing?.systemData.createdAt ?? now,
+          createdBy: existing?.systemData.createdBy ?? WRITER.by,
+          createdByType: existing?.systemData.createdByType ?? WRITER.byType,
+          lastModifiedAt: now,
+          lastModifiedBy: WRITER.by,
+          lastModifiedByType: WRITER.byType,
+        },
+      };
+    });
+    return { versioned: toResource(document), created };
+  }
+
+  delete(path: AssessmentPath, preconditions: Preconditions): Promise<boolean> {
+    return this.writer.delete(addressOf(path), preconditions);
+  }
+
+  /** The server-made fields may come back on PUT, but only as they are now. */
+  private checkEchoedFields(
+    path: AssessmentPath,
+    body: AssessmentPut,
+    existing: Stored<AssessmentDocument> | undefined,
+  ): void {
+    const current = existing ? toResource(existing).resource : undefined;
+    const mismatches: string[] = [];
+    if (body.id !== undefined && !same(body.id, current?.id ?? assessmentId(path))) mismatches.push("id");
+    if (body.name !== undefined && !same(body.name, current?.name ?? path.assessmentName))
+      mismatches.push("name");
+    if (body.type !== undefined && !same(body.type, ASSESSMENT_TYPE)) mismatches.push("type");
+    if (body.eTag !== undefined && (!current || normalizeEtag(body.eTag) !== normalizeEtag(current.eTag))) {
+      mismatches.push("eTag");
+    }
+    if (body.systemData !== undefined && !isDeepStrictEqual(body.systemData, current?.systemData)) {
+      mismatches.push("systemData");
+    }
+    if (mismatches.length > 0) {
+      throw new InvalidRequestContent(
+        `${mismatches.join(", ")} ${mismatches.length === 1 ? "is" : "are"} set by the server: send ${
+          mismatches.length === 1 ? "it" : "them"
+        } only with the current value.`,
+        mismatches[0],
+        mismatches.map((field) => ({
+          code: "ReadOnlyProperty",
+          message: `${field} is read-only.`,
+          target: field,
+        })),
+      );
+    }
+  }
+}
+
+function notFound(path: AssessmentPath): ResourceNotFound {
+  return new ResourceNotFound(
+    `The cluster assessment '${path.assessmentName}' of the assessment project '${path.projectName}' was not found.`,
+  );
+}
