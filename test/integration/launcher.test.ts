@@ -177,7 +177,10 @@ describe("npm start", () => {
       expect(output).toContain(MASTER_KEY);
 
       expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
-      const curl = output.split("\n").find((line) => line.trim().startsWith("curl "));
+      const lines = output.split("\n");
+      const curl = lines[lines.findIndex((line) => line.startsWith("Try:")) + 1];
+      expect(curl?.trim().startsWith("curl -X PUT")).toBe(true);
+
       expect(curl).toBeDefined();
       const status = execFileSync("bash", ["-c", `${curl} -s -o /dev/null -w '%{http_code}'`], {
         encoding: "utf8",
