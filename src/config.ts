@@ -11,13 +11,14 @@ const positiveIntSetting = z.coerce.number().int().positive();
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 /**
- * Every setting the service code reads, in one place. Local-only settings (ports, local keys)
- * belong to the launcher in dev/ and are not listed here; infra/ sets exactly these.
+ * Every setting the service code reads, in one place. The launcher's own settings (ports, local
+ * keys) live in dev/. infra/ sets every setting here except LOCAL_ONLY_SETTINGS, and sets the
+ * HOST_STORAGE_SETTINGS with the Functions host's own; a test holds the two in step.
  */
 export const configSchema = z
   .object({
     COSMOS_ENDPOINT: z.url({ protocol: /^https?$/ }),
-    /** Account key; when absent the service signs in with its managed identity. */
+    /** Account key (local runs); when absent the service signs in with its managed identity. */
     COSMOS_KEY: z.string().min(1).optional(),
     COSMOS_DATABASE: z
       .string()
@@ -27,8 +28,17 @@ export const configSchema = z
     COSMOS_DISABLE_TLS_VERIFICATION: booleanSetting.default(false),
     /** How long one Cosmos request may take before the caller is told 503. */
     COSMOS_REQUEST_TIMEOUT_MS: positiveIntSetting.default(5000),
-    /** The Functions host's storage account; the service also keeps its event queues there. */
-    AzureWebJobsStorage: z.string().min(1, "is required"),
+    /**
+     * The Functions host's storage account, where the service also keeps its event queues: a
+     * connection string (local runs), or the identity-based form Azure uses, the account name
+     * (or the queue service URI) signed in with the app's managed identity.
+     */
+    AzureWebJobsStorage: z.string().min(1).optional(),
+    AzureWebJobsStorage__accountName: z
+      .string()
+      .regex(/^[a-z0-9]{3,24}$/, "must be a storage account name")
+      .optional(),
+    AzureWebJobsStorage__queueServiceUri: z.url({ protocol: /^https?$/ }).optional(),
     AUTH_PROFILE_CONTENT_MAX_BYTES: positiveIntSetting.default(4096),
     AUTH_PROFILE_MAX_COUNT: positiveIntSetting.default(10),
     ENDPOINTS_PER_INSTANCE_MAX: positiveIntSetting.default(6),
@@ -57,6 +67,20 @@ export const configSchema = z
     /** Keys used before a rotation, still accepted for opening what they sealed. */
     SECRETS_ENCRYPTION_PREVIOUS_KEYS: previousKeysSetting.optional(),
   })
+  .refine(
+    (config) =>
+      Boolean(
+        config.AzureWebJobsStorage ||
+          config.AzureWebJobsStorage__accountName ||
+          config.AzureWebJobsStorage__queueServiceUri,
+      ),
+    {
+      path: ["AzureWebJobsStorage"],
+      message: "is required (a connection string, or AzureWebJobsStorage__accountName for managed identity)",
+      // Reported alongside the other problems, not only once every field is valid.
+      when: () => true,
+    },
+  )
   .superRefine((config, ctx) => {
     if (
       config.COSMOS_DISABLE_TLS_VERIFICATION &&
@@ -71,6 +95,21 @@ export const configSchema = z
   });
 
 export type AppConfig = z.infer<typeof configSchema>;
+
+/** Settings for local runs only: Azure signs in with the app's identity and reads no keys. */
+export const LOCAL_ONLY_SETTINGS = [
+  "COSMOS_KEY",
+  "COSMOS_DISABLE_TLS_VERIFICATION",
+  "AzureWebJobsStorage",
+  // Set by hand for the length of a key rotation (see infra/README.md).
+  "SECRETS_ENCRYPTION_PREVIOUS_KEYS",
+] as const;
+
+/** Identity-based host storage settings: infra sets them with the Functions host's own settings. */
+export const HOST_STORAGE_SETTINGS = [
+  "AzureWebJobsStorage__accountName",
+  "AzureWebJobsStorage__queueServiceUri",
+] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

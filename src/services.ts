@@ -1,5 +1,5 @@
 import type { CosmosClient, Database } from "@azure/cosmos";
-import { QueueServiceClient } from "@azure/storage-queue";
+import type { QueueServiceClient } from "@azure/storage-queue";
 import { AssessmentService } from "./assessments/assessment-service";
 import type { AppConfig } from "./config";
 import { DeadLetterWriter } from "./delivery/dead-letter-writer";
@@ -14,6 +14,7 @@ import { ProfileService } from "./profiles/profile-service";
 import { SecretBox } from "./secrets/secret-box";
 import { CONTAINERS } from "./store/containers";
 import { createCosmosClient } from "./store/cosmos-client";
+import { createQueueServiceClient } from "./store/queue-service";
 import { QuotaLedger } from "./store/quota-ledger";
 
 /** Everything a handler needs, made once per process and reused by every invocation. */
@@ -34,9 +35,7 @@ export interface Services {
 export function createServices(config: AppConfig): Services {
   const cosmos = createCosmosClient(config);
   const database = cosmos.database(config.COSMOS_DATABASE);
-  const queues = QueueServiceClient.fromConnectionString(config.AzureWebJobsStorage, {
-    retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 },
-  });
+  const queues = createQueueServiceClient(config, { retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 } });
   const quotas = new QuotaLedger(database.container(CONTAINERS.quotas.id));
   const endpoints = new EndpointService(
     database.container(CONTAINERS.queueEndpoints.id),

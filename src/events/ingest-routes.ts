@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { INSTANCE_ROUTE, instancePathSchema, twinsInstanceId } from "../endpoints/endpoint-path";
 import { ENDPOINT_API_VERSIONS } from "../endpoints/endpoint-schema";
 import { checkApiVersion } from "../http/api-version";
@@ -66,6 +67,35 @@ export const ingestRoutes: RouteDefinition[] = [
     methods: ["POST"],
     route: `${INSTANCE_ROUTE}/events`,
     authLevel: "function",
+    doc: {
+      summary: "Ingest CloudEvents for a twins instance; 202 once they are durably queued",
+      tag: "TwinEvents",
+      pathParameters: instancePathSchema,
+      apiVersions: ENDPOINT_API_VERSIONS,
+      requestBody: {
+        schema: z.union([cloudEventSchema, z.array(cloudEventSchema).min(1)]),
+        example: [
+          {
+            id: "evt-1",
+            source: "/factory/line-1",
+            specversion: "1.0",
+            type: "Microsoft.DigitalTwins.Twin.Update",
+            time: "2026-11-22T08:00:00Z",
+            data: { temperature: 21.5 },
+          },
+        ],
+        contentTypes: CLOUD_EVENT_MEDIA_TYPES,
+      },
+      responses: [
+        {
+          status: 202,
+          description: "Every event is on the twin-events queue",
+          schema: z.object({ accepted: z.number().int().positive() }),
+          example: { accepted: 1 },
+        },
+      ],
+      errors: [400, 413, 415],
+    },
     handler: async (request, _context, { eventPublisher }) => {
       checkApiVersion(request, ENDPOINT_API_VERSIONS);
       const instance = parseOrThrow(instancePathSchema, request.params);

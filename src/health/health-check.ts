@@ -1,12 +1,14 @@
 import type { Database } from "@azure/cosmos";
 import type { QueueServiceClient } from "@azure/storage-queue";
+import { z } from "zod";
 
-export type DependencyState = "ok" | "unavailable";
+export const healthReportSchema = z.object({
+  status: z.enum(["ok", "unavailable"]),
+  checks: z.record(z.string(), z.enum(["ok", "unavailable"])),
+});
 
-export interface HealthReport {
-  status: "ok" | "unavailable";
-  checks: Record<string, DependencyState>;
-}
+export type HealthReport = z.infer<typeof healthReportSchema>;
+export type DependencyState = HealthReport["checks"][string];
 
 /** A named probe of one dependency; it must settle within the timeout or counts as unavailable. */
 export type Probe = () => Promise<unknown>;

@@ -1,5 +1,5 @@
 import type { RouteDefinition } from "../http/route";
-import { checkHealth } from "./health-check";
+import { checkHealth, healthReportSchema } from "./health-check";
 
 export const healthRoutes: RouteDefinition[] = [
   {
@@ -7,6 +7,25 @@ export const healthRoutes: RouteDefinition[] = [
     methods: ["GET"],
     route: "health",
     authLevel: "anonymous",
+    doc: {
+      summary: "Readiness: 200 when every dependency answers, else 503 naming the one that does not",
+      tag: "Operations",
+      responses: [
+        {
+          status: 200,
+          description: "Every dependency answers",
+          schema: healthReportSchema,
+          example: { status: "ok", checks: { cosmos: "ok", storage: "ok" } },
+        },
+        {
+          status: 503,
+          description: "A dependency does not answer (Retry-After is set)",
+          schema: healthReportSchema,
+          example: { status: "unavailable", checks: { cosmos: "unavailable", storage: "ok" } },
+        },
+      ],
+      errors: [],
+    },
     handler: async (_request, _context, { healthProbes }) => {
       const report = await checkHealth(healthProbes);
       const headers: Record<string, string> = report.status === "ok" ? {} : { "Retry-After": "5" };

@@ -1,4 +1,5 @@
 import type { HttpResponseInit } from "@azure/functions";
+import { z } from "zod";
 import { DomainError, type ErrorDetail, ServiceUnavailable, TooManyRequests } from "../shared/errors";
 
 export interface ArmErrorBody {
@@ -36,3 +37,15 @@ export function errorResponse(error: unknown): HttpResponseInit {
     },
   };
 }
+
+/** The error body every failing route answers with, described for the API document. */
+export const armErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    target: z.string().optional(),
+    details: z
+      .array(z.object({ code: z.string(), message: z.string(), target: z.string().optional() }))
+      .optional(),
+  }),
+});

@@ -1,5 +1,5 @@
 import type { HttpRequest } from "@azure/functions";
-import type { z } from "zod";
+import { type z, z as zod } from "zod";
 import type { Services } from "../services";
 import type { Page, PageRequest } from "../shared/page";
 import { isNotModified, type Preconditions } from "../shared/preconditions";
@@ -30,11 +30,17 @@ export interface ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>
 export interface ResourceRoutesSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   /** Function-name prefix, e.g. "authenticationProfiles". */
   name: string;
+  /** For the API description: the resource in words ("authentication profile") and its tag. */
+  noun: string;
+  tag: string;
+  /** What GET answers: the handler's output, described. */
+  resourceSchema: z.ZodType<Resource>;
+  examples: { put: Put; resource: Resource; patch?: Patch };
   collectionRoute: string;
   itemRoute: string;
   apiVersions: readonly string[];
-  collectionPath: z.ZodType<CollectionPath>;
-  itemPath: z.ZodType<ItemPath>;
+  collectionPath: z.ZodObject & z.ZodType<CollectionPath>;
+  itemPath: z.ZodObject & z.ZodType<ItemPath>;
   putBody: z.ZodType<Put>;
   /** Absent: no PATCH route. */
   patchBody?: z.ZodType<Patch>;
@@ -57,9 +63,29 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
   };
   const body = async <B>(request: HttpRequest, schema: z.ZodType<B>): Promise<B> =>
     parseOrThrow(schema, camelCaseKeys(await readJsonObjectBody(request)));
+  const common = { tag: spec.tag, apiVersions: spec.apiVersions };
+  const item = { ...common, pathParameters: spec.itemPath };
+  const json = ["application/json"] as const;
+  const writeBody = (schema: z.ZodType, example: unknown) => ({ schema, example, contentTypes: json });
+  const resource = { schema: spec.resourceSchema, example: spec.examples.resource };
   const routes: RouteDefinition[] = [
     {
       name: `${spec.name}-list`,
+      doc: {
+        ...common,
+        summary: `List ${spec.noun}s`,
+        pathParameters: spec.collectionPath,
+        paged: true,
+        responses: [
+          {
+            status: 200,
+            description: `A page of ${spec.noun}s; follow nextLink until it is absent`,
+            schema: listSchema(spec.resourceSchema),
+            example: { value: [spec.examples.resource] },
+          },
+        ],
+        errors: [400],
+      },
       methods: ["GET"],
       route: spec.collectionRoute,
       authLevel: "function",
@@ -72,6 +98,15 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
     },
     {
       name: `${spec.name}-get`,
+      doc: {
+        ...item,
+        summary: `Get (or import) a ${spec.noun}`,
+        responses: [
+          { status: 200, description: `The ${spec.noun}, with its ETag`, ...resource },
+          { status: 304, description: "Not modified: If-None-Match names the current ETag" },
+        ],
+        errors: [400, 404],
+      },
       methods: ["GET"],
       route: spec.itemRoute,
       authLevel: "function",
@@ -83,6 +118,16 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
     },
     {
       name: `${spec.name}-put`,
+      doc: {
+        ...item,
+        summary: `Create or replace a ${spec.noun}`,
+        requestBody: writeBody(spec.putBody, spec.examples.put),
+        responses: [
+          { status: 200, description: `Replaced`, ...resource },
+          { status: 201, description: `Created`, ...resource },
+        ],
+        errors: [400, 409, 412, 413, 415],
+      },
       methods: ["PUT"],
       route: spec.itemRoute,
       authLevel: writeAuthLevel,
@@ -96,6 +141,15 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
     },
     {
       name: `${spec.name}-delete`,
+      doc: {
+        ...item,
+        summary: `Delete a ${spec.noun}`,
+        responses: [
+          { status: 200, description: "Deleted" },
+          { status: 204, description: "There was nothing to delete" },
+        ],
+        errors: [400, 412],
+      },
       methods: ["DELETE"],
       route: spec.itemRoute,
       authLevel: writeAuthLevel,
@@ -109,6 +163,13 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
   if (patchBody) {
     routes.push({
       name: `${spec.name}-patch`,
+      doc: {
+        ...item,
+        summary: `Change some fields of a ${spec.noun}`,
+        requestBody: writeBody(patchBody, spec.examples.patch ?? {}),
+        responses: [{ status: 200, description: "Changed", ...resource }],
+        errors: [400, 404, 409, 412, 413, 415],
+      },
       methods: ["PATCH"],
       route: spec.itemRoute,
       authLevel: writeAuthLevel,
@@ -123,4 +184,9 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
     });
   }
   return routes;
+}
+
+/** The list envelope around a resource schema. */
+export function listSchema(resource: z.ZodType) {
+  return zod.object({ value: zod.array(resource), nextLink: zod.url().optional() });
 }

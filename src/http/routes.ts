@@ -3,6 +3,7 @@ import { endpointRoutes } from "../endpoints/endpoint-routes";
 import { ingestRoutes } from "../events/ingest-routes";
 import { healthRoutes } from "../health/health-routes";
 import { profileRoutes } from "../profiles/profile-routes";
+import { openApiRoutes } from "./openapi-routes";
 import type { RouteDefinition } from "./route";
 
 /**
@@ -15,4 +16,5 @@ export const routes: readonly RouteDefinition[] = [
   ...endpointRoutes,
   ...ingestRoutes,
   ...assessmentRoutes,
+  ...openApiRoutes(() => routes),
 ];

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { resourceRoutes } from "../http/resource-routes";
+import { profileExamples } from "./profile-examples";
 import {
+  authenticationProfileSchema,
   PROFILE_API_VERSIONS,
   profileNameSchema,
   profilePatchSchema,
@@ -9,6 +11,8 @@ import {
 
 export const profileRoutes = resourceRoutes({
   name: "authenticationProfiles",
+  noun: "authentication profile",
+  tag: "AuthenticationProfile",
   collectionRoute: "authenticationProfiles",
   itemRoute: "authenticationProfiles/{authenticationProfileName}",
   apiVersions: PROFILE_API_VERSIONS,
@@ -16,5 +20,7 @@ export const profileRoutes = resourceRoutes({
   itemPath: z.object({ authenticationProfileName: profileNameSchema }),
   putBody: profilePutSchema,
   patchBody: profilePatchSchema,
+  resourceSchema: authenticationProfileSchema,
+  examples: profileExamples,
   service: (services) => services.profiles,
 });

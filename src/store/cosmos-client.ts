@@ -1,15 +1,14 @@
 import * as https from "node:https";
 import { CosmosClient } from "@azure/cosmos";
 import type { AppConfig } from "../config";
+import { azureCredential } from "./credentials";
 
 /** One client per process: it holds the connection pool and the account's routing metadata. */
 export function createCosmosClient(config: AppConfig): CosmosClient {
-  if (!config.COSMOS_KEY) {
-    throw new Error("COSMOS_KEY is not set; identity-based Cosmos DB access is not configured yet.");
-  }
   return new CosmosClient({
     endpoint: config.COSMOS_ENDPOINT,
-    key: config.COSMOS_KEY,
+    // In Azure there is no key (local auth is disabled): the app signs in with its identity.
+    ...(config.COSMOS_KEY ? { key: config.COSMOS_KEY } : { aadCredentials: azureCredential() }),
     connectionPolicy: {
       requestTimeout: config.COSMOS_REQUEST_TIMEOUT_MS,
       // The SDK's default is to retry throttled and unreachable requests for up to 30 s; a caller

@@ -30,8 +30,26 @@ describe("loadConfig", () => {
     expect(problems).toContain("AUTH_PROFILE_MAX_COUNT: Invalid input: expected number, received NaN");
   });
 
-  it("names a missing required setting", () => {
-    expect(problemsOf({ COSMOS_ENDPOINT: valid.COSMOS_ENDPOINT })[0]).toMatch(/^AzureWebJobsStorage:/);
+  it("names every missing required setting at once", () => {
+    const problems = problemsOf({ COSMOS_ENDPOINT: valid.COSMOS_ENDPOINT });
+    expect(problems).toHaveLength(2);
+    expect(problems).toContain("SECRETS_ENCRYPTION_KEY: is required");
+    expect(problems.find((problem) => problem.startsWith("AzureWebJobsStorage:"))).toMatch(/is required/);
+  });
+
+  it("takes the identity-based storage settings instead of a connection string", () => {
+    const { AzureWebJobsStorage: _omitted, ...withoutConnectionString } = valid;
+    expect(() =>
+      loadConfig({ ...withoutConnectionString, AzureWebJobsStorage__accountName: "twinsstorage" }),
+    ).not.toThrow();
+    expect(
+      problemsOf({ ...withoutConnectionString, AzureWebJobsStorage__accountName: "Not_An_Account" })[0],
+    ).toMatch(/^AzureWebJobsStorage__accountName:/);
+  });
+
+  it("needs no Cosmos DB key: without one the service signs in with its identity", () => {
+    const { COSMOS_KEY: _omitted, ...withoutKey } = valid;
+    expect(loadConfig(withoutKey).COSMOS_KEY).toBeUndefined();
   });
 
   it("refuses to switch off TLS verification for a remote Cosmos account", () => {

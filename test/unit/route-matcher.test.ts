@@ -8,6 +8,7 @@ const route = (name: string, template: string, methods: RouteDefinition["methods
   methods,
   authLevel: "function",
   handler,
+  doc: { summary: name, tag: "test", responses: [], errors: [] },
 });
 
 const matcher = new RouteMatcher(

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { buildOpenApiDocument } from "./openapi";
+import type { RouteDefinition } from "./route";
+
+/** GET /openapi.json (anonymous): the description of `routes()`, built once per process. */
+export function openApiRoutes(routes: () => readonly RouteDefinition[]): RouteDefinition[] {
+  let document: Record<string, unknown> | undefined;
+  return [
+    {
+      name: "openapi",
+      methods: ["GET"],
+      route: "openapi.json",
+      authLevel: "anonymous",
+      doc: {
+        summary: "This API description (OpenAPI 3.1)",
+        tag: "Operations",
+        responses: [
+          { status: 200, description: "The OpenAPI document", schema: z.record(z.string(), z.unknown()) },
+        ],
+        errors: [],
+      },
+      handler: async (request) => {
+        document ??= buildOpenApiDocument(routes());
+        return { status: 200, jsonBody: { ...document, servers: [{ url: new URL(request.url).origin }] } };
+      },
+    },
+  ];
+}
