@@ -43,6 +43,14 @@ function failWith(error: Error): RouteHandler {
 
 class BodyTooLarge extends Error {}
 
+/** The local queue trigger polls with a connection string (Azurite's, under npm start). */
+function storageConnectionString(config: Services["config"]): string {
+  if (!config.AzureWebJobsStorage) {
+    throw new Error("the local host's queue trigger needs AzureWebJobsStorage as a connection string");
+  }
+  return config.AzureWebJobsStorage;
+}
+
 async function readBody(request: http.IncomingMessage): Promise<Buffer> {
   if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) throw new BodyTooLarge();
   const chunks: Buffer[] = [];
@@ -172,7 +180,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     for (const definition of queues.functions) {
       triggers.push(
         await startQueueTrigger({
-          connectionString: config[definition.connection],
+          connectionString: storageConnectionString(config),
           queueName: definition.queueName(config),
           functionName: definition.name,
           handler: (message, context) => definition.handler(message, context, options.services),
