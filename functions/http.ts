@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
 import { routes } from "../src/http/routes";
 import { withHttpConventions } from "../src/http/with-conventions";
-import { services } from "./services";
+import { services } from "./lib/services";
 
 for (const route of routes) {
   app.http(route.name, {

@@ -1,6 +1,6 @@
 import { app } from "@azure/functions";
 import { queueFunctions } from "../src/events/queue-functions";
-import { services } from "./services";
+import { services } from "./lib/services";
 
 for (const definition of queueFunctions) {
   app.storageQueue(definition.name, {

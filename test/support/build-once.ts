@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import * as path from "node:path";
 
 /**
@@ -7,6 +8,8 @@ import * as path from "node:path";
  */
 export function buildProject(): void {
   const root = path.join(__dirname, "..", "..");
+  // A clean build, as `npm run build`: files of deleted sources must not linger in dist/.
+  rmSync(path.join(root, "dist"), { recursive: true, force: true });
   try {
     execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
       cwd: root,

@@ -1,8 +1,22 @@
+import { readdirSync, readFileSync } from "node:fs";
+import * as path from "node:path";
 import { queueFunctions } from "../../src/events/queue-functions";
 import { routes } from "../../src/http/routes";
 
-// functions/*.ts is what the Functions worker loads: it must register the whole route table and
-// every queue function, and refuse to start on a bad setting, naming it.
+// The built entry points (package.json "main", what the Functions worker loads; global setup builds
+// them) must register the whole route table and every queue function with @azure/functions, and
+// refuse to start on a bad setting, naming it.
+const ROOT = path.join(__dirname, "..", "..");
+
+/** The files package.json's "main" glob names, e.g. dist/functions/*.js. */
+function entryPoints(): string[] {
+  const main = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { main: string }).main;
+  const directory = path.join(ROOT, path.dirname(main));
+  const pattern = new RegExp(`^${path.basename(main).replace(".", "\\.").replace("*", ".*")}$`);
+  return readdirSync(directory)
+    .filter((file) => pattern.test(file))
+    .map((file) => path.join(directory, file));
+}
 const validEnv = {
   COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
   COSMOS_KEY: "key",
@@ -34,8 +48,7 @@ function loadEntry(env: Record<string, string>): { registered: Registration[] } 
           options: options as unknown as Record<string, unknown>,
         });
       });
-      require("../../functions/http");
-      require("../../functions/twin-events");
+      for (const entry of entryPoints()) require(entry);
     });
   } finally {
     process.env = saved;
@@ -43,7 +56,21 @@ function loadEntry(env: Record<string, string>): { registered: Registration[] } 
   return { registered };
 }
 
-describe("functions/http entry point", () => {
+describe("the built entry points", () => {
+  it("are what package.json main names: one file per kind of trigger", () => {
+    expect(
+      entryPoints()
+        .map((file) => path.basename(file))
+        .sort(),
+    ).toEqual(["http.js", "twin-events.js"]);
+  });
+
+  it("load with identity-based settings and no keys, as in Azure", () => {
+    const { COSMOS_KEY: _key, AzureWebJobsStorage: _storage, ...identity } = validEnv;
+    const { registered } = loadEntry({ ...identity, AzureWebJobsStorage__accountName: "twinsstorage" });
+    expect(registered.length).toBe(routes.length + queueFunctions.length);
+  });
+
   it("registers every route of the table with its methods, template and auth level", () => {
     const { registered } = loadEntry(validEnv);
     const http = registered.filter((entry) => entry.kind === "http");

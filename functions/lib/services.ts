@@ -1,5 +1,5 @@
-import { loadConfig } from "../src/config";
-import { createServices } from "../src/services";
+import { loadConfig } from "../../src/config";
+import { createServices } from "../../src/services";
 
 // Settings are validated when the worker loads the entry points: a bad setting stops the app at
 // start-up with a message naming it, instead of failing the first request. One Services (one
