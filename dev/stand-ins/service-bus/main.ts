@@ -9,6 +9,18 @@ import { startServiceBusStandIn } from "./index";
  */
 const NAME = "Service Bus stand-in";
 
+/**
+ * SERVICEBUS_SUBSCRIPTIONS="topic/subscription,…" creates subscriptions at start, so they keep what
+ * is sent before any receiver attaches (the stand-in keeps nothing across a restart).
+ */
+function presetSubscriptions(setting: string | undefined): { topic: string; subscription: string }[] {
+  return (setting ?? "")
+    .split(",")
+    .map((entry) => entry.trim().split("/"))
+    .filter((parts): parts is [string, string] => parts.length === 2 && parts.every((part) => part !== ""))
+    .map(([topic, subscription]) => ({ topic, subscription }));
+}
+
 async function main(): Promise<void> {
   const port = readPort(process.env, "SERVICEBUS_PORT");
   const starting = startServiceBusStandIn({ port, log: (line) => console.error(`${NAME}: ${line}`) }).catch(
@@ -24,6 +36,9 @@ async function main(): Promise<void> {
     await standIn?.close();
   });
   const standIn = await starting;
+  for (const { topic, subscription } of presetSubscriptions(process.env.SERVICEBUS_SUBSCRIPTIONS)) {
+    standIn.ensureSubscription(topic, subscription);
+  }
   console.log(
     `${NAME}: listening on sb://127.0.0.1:${standIn.port}/ (AMQP without TLS: UseDevelopmentEmulator=true)`,
   );

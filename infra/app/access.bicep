@@ -1,0 +1,112 @@
+// What the app's system-assigned identity may do, and optionally what the person running azd may
+// do for operations. A module of its own so that the role assignment names (guid of scope,
+// principal and role) are computed from a parameter, as ARM requires, not from a resource output.
+
+@description('Principal (object) id of the Function App\'s system-assigned identity.')
+param appPrincipalId string
+
+@description('Object id of the person or pipeline running azd (AZURE_PRINCIPAL_ID); empty grants nothing.')
+param operatorPrincipalId string = ''
+
+param storageAccountName string
+param keyVaultName string
+param cosmosAccountName string
+
+// Built-in role definition ids (the same in every tenant).
+var roles = {
+  storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
+  storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
+  keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
+}
+
+// Cosmos DB Built-in Data Contributor: a data-plane role of the account itself, not an Azure RBAC
+// role; it reads and writes items but cannot create databases or containers.
+var cosmosDataContributorRoleId = '00000000-0000-0000-0000-000000000002'
+
+// Blob Data Owner: the host's keys, leases and the Flex Consumption deployment package.
+// Queue Data Contributor: the queue trigger, the host's poison-queue moves, and the service's own
+// queue client (ingest, retries, poison records, creating the queues if missing).
+// Table Data Contributor: the host persists its diagnostic events in Table storage.
+var appStorageRoles = [
+  roles.storageBlobDataOwner
+  roles.storageQueueDataContributor
+  roles.storageTableDataContributor
+]
+
+resource storage 'Microsoft.Storage/storageAccounts@2024-01-01' existing = {
+  name: storageAccountName
+}
+
+resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
+  name: keyVaultName
+}
+
+resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' existing = {
+  name: cosmosAccountName
+}
+
+resource appStorage 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for roleId in appStorageRoles: {
+    name: guid(storage.id, appPrincipalId, roleId)
+    scope: storage
+    properties: {
+      principalId: appPrincipalId
+      principalType: 'ServicePrincipal'
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+    }
+  }
+]
+
+// Reads the secret values the app settings reference (SECRETS_ENCRYPTION_KEY).
+resource appSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(vault.id, appPrincipalId, roles.keyVaultSecretsUser)
+  scope: vault
+  properties: {
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.keyVaultSecretsUser)
+  }
+}
+
+resource appCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+  parent: cosmos
+  name: guid(cosmos.id, appPrincipalId, cosmosDataContributorRoleId)
+  properties: {
+    principalId: appPrincipalId
+    roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributorRoleId}'
+    scope: cosmos.id
+  }
+}
+
+// The operator: write a new key version during a rotation, peek and replay the poison queue with
+// `--auth-mode login`, and run `npm run seed` or inspect data against the account. No principalType:
+// it may be a user or a service principal.
+resource operatorSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(operatorPrincipalId)) {
+  name: guid(vault.id, operatorPrincipalId, roles.keyVaultSecretsOfficer)
+  scope: vault
+  properties: {
+    principalId: operatorPrincipalId
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.keyVaultSecretsOfficer)
+  }
+}
+
+resource operatorQueues 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(operatorPrincipalId)) {
+  name: guid(storage.id, operatorPrincipalId, roles.storageQueueDataContributor)
+  scope: storage
+  properties: {
+    principalId: operatorPrincipalId
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.storageQueueDataContributor)
+  }
+}
+
+resource operatorCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(operatorPrincipalId)) {
+  parent: cosmos
+  name: guid(cosmos.id, operatorPrincipalId, cosmosDataContributorRoleId)
+  properties: {
+    principalId: operatorPrincipalId
+    roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataContributorRoleId}'
+    scope: cosmos.id
+  }
+}

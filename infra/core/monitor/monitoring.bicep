@@ -1,0 +1,45 @@
+// Log Analytics workspace and a workspace-based Application Insights component: the Functions host
+// and the Node.js worker send requests, traces (context.log) and exceptions here.
+
+@description('Name of the Log Analytics workspace.')
+param logAnalyticsName string
+
+@description('Name of the Application Insights component.')
+param applicationInsightsName string
+
+param location string
+param tags object = {}
+
+@description('Days Log Analytics keeps data. 30 is the free retention of the PerGB2018 tier.')
+@minValue(30)
+@maxValue(730)
+param retentionInDays int = 30
+
+resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
+  name: logAnalyticsName
+  location: location
+  tags: tags
+  properties: {
+    sku: {
+      name: 'PerGB2018'
+    }
+    retentionInDays: retentionInDays
+  }
+}
+
+// Workspace-based: classic (standalone) Application Insights is retired, and queries then run in
+// the same workspace as every other log of the app.
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' = {
+  name: applicationInsightsName
+  location: location
+  tags: tags
+  kind: 'web'
+  properties: {
+    Application_Type: 'web'
+    WorkspaceResourceId: logAnalytics.id
+  }
+}
+
+output applicationInsightsName string = applicationInsights.name
+output applicationInsightsConnectionString string = applicationInsights.properties.ConnectionString
+output logAnalyticsName string = logAnalytics.name

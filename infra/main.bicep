@@ -1,0 +1,255 @@
+// Everything the twin resource service runs on in Azure, for `azd up` (azure.yaml at the repository
+// root). Subscription scope, as azd expects: the deployment makes its own resource group, and every
+// name derives from the azd environment name, so each environment is a separate, repeatable copy.
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('Name of the azd environment (AZURE_ENV_NAME); names and tags of every resource derive from it.')
+param environmentName string
+
+@minLength(1)
+@description('Region of every resource. It must offer the Flex Consumption plan (az functionapp list-flexconsumption-locations).')
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@description('Resource group to create; empty: rg-<environmentName>.')
+param resourceGroupName string = ''
+
+@description('Object id of whoever runs azd (AZURE_PRINCIPAL_ID): granted the operations roles of app/access.bicep. Empty grants nothing.')
+param principalId string = ''
+
+@secure()
+@minLength(44)
+@maxLength(44)
+@description('SECRETS_ENCRYPTION_KEY: 32 random bytes in base64 (openssl rand -base64 32). Kept in Key Vault; the app reads it through a Key Vault reference.')
+param secretsEncryptionKey string
+
+// The service's tunable settings. Each default is the default of src/config.ts
+// (test/unit/infra-settings.test.ts fails when they differ).
+
+@minLength(1)
+@maxLength(255)
+@description('COSMOS_DATABASE: the database id.')
+param cosmosDatabaseName string = 'twin-resources'
+
+@minValue(1)
+@description('COSMOS_REQUEST_TIMEOUT_MS: how long one Cosmos DB request may take before the caller gets 503.')
+param cosmosRequestTimeoutMs int = 5000
+
+@minValue(1)
+@description('AUTH_PROFILE_CONTENT_MAX_BYTES: quota on authenticationProfileContent, in UTF-8 bytes.')
+param authProfileContentMaxBytes int = 4096
+
+@minValue(1)
+@description('AUTH_PROFILE_MAX_COUNT: quota on the number of authentication profiles.')
+param authProfileMaxCount int = 10
+
+@minValue(1)
+@description('ENDPOINTS_PER_INSTANCE_MAX: quota on endpoints per twins instance.')
+param endpointsPerInstanceMax int = 6
+
+@minLength(3)
+@maxLength(56)
+@description('TWIN_EVENTS_QUEUE: the storage queue events are ingested into; <name>-poison is created with it.')
+param twinEventsQueueName string = 'twin-events'
+
+@minValue(1)
+@description('DELIVERY_MAX_ATTEMPTS: delivery attempts per endpoint before an event is dead-lettered.')
+param deliveryMaxAttempts int = 10
+
+@minValue(1)
+@description('DELIVERY_TTL_SECONDS: how long after ingest an event may still be retried.')
+param deliveryTtlSeconds int = 86400
+
+@minValue(1)
+@description('DELIVERY_BACKOFF_BASE_SECONDS: base of the exponential retry delay.')
+param deliveryBackoffBaseSeconds int = 10
+
+@minValue(1)
+@description('DELIVERY_BACKOFF_CAP_SECONDS: the longest retry delay.')
+param deliveryBackoffCapSeconds int = 3600
+
+@minValue(1)
+@description('DELIVERY_SEND_TIMEOUT_MS: how long one Service Bus send may take before it counts as failed.')
+param deliverySendTimeoutMs int = 15000
+
+@minValue(0)
+@description('ENDPOINT_CACHE_SECONDS: how long delivery caches an instance\'s endpoint list.')
+param endpointCacheSeconds int = 30
+
+// Scale of the Function App.
+
+@allowed([
+  512
+  2048
+  4096
+])
+@description('Memory of each Flex Consumption instance, in MB.')
+param instanceMemoryMB int = 2048
+
+@minValue(1)
+@maxValue(1000)
+@description('The most instances the app scales out to.')
+param maximumInstanceCount int = 100
+
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var tags = {
+  'azd-env-name': environmentName
+}
+var functionAppName = 'func-${resourceToken}'
+var deploymentContainerName = 'app-package'
+var encryptionKeySecretName = 'secrets-encryption-key'
+
+// Every container of src/store/containers.ts with its partition key path, and no other
+// (test/unit/infra-containers.test.ts holds the two in step). The app cannot create containers:
+// its Cosmos DB data-plane role does not allow it.
+var cosmosContainers = [
+  {
+    name: 'authenticationProfiles'
+    partitionKeyPath: '/id'
+  }
+  {
+    name: 'queueEndpoints'
+    partitionKeyPath: '/instanceKey'
+  }
+  {
+    name: 'clusterAssessments'
+    partitionKeyPath: '/projectKey'
+  }
+  {
+    name: 'quotas'
+    partitionKeyPath: '/id'
+  }
+]
+
+resource rg 'Microsoft.Resources/resourceGroups@2022-09-01' = {
+  name: !empty(resourceGroupName) ? resourceGroupName : 'rg-${environmentName}'
+  location: location
+  tags: tags
+}
+
+module monitoring 'core/monitor/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    logAnalyticsName: 'log-${resourceToken}'
+    applicationInsightsName: 'appi-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module storage 'core/storage/storage-account.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: 'st${resourceToken}'
+    location: location
+    tags: tags
+    deploymentContainerName: deploymentContainerName
+    queueNames: [
+      twinEventsQueueName
+      '${twinEventsQueueName}-poison'
+    ]
+  }
+}
+
+module cosmos 'core/database/cosmos-sql-serverless.bicep' = {
+  name: 'cosmos'
+  scope: rg
+  params: {
+    name: 'cosmos-${resourceToken}'
+    location: location
+    tags: tags
+    databaseName: cosmosDatabaseName
+    containers: cosmosContainers
+  }
+}
+
+module keyVault 'core/security/key-vault.bicep' = {
+  name: 'keyVault'
+  scope: rg
+  params: {
+    name: 'kv-${resourceToken}'
+    location: location
+    tags: tags
+    encryptionKeySecretName: encryptionKeySecretName
+    encryptionKey: secretsEncryptionKey
+  }
+}
+
+// The settings src/config.ts reads in Azure: exactly its settings less LOCAL_ONLY_SETTINGS and the
+// host storage settings (below), one per line (test/unit/infra-settings.test.ts reads this object).
+var serviceSettings = {
+  COSMOS_ENDPOINT: cosmos.outputs.endpoint
+  COSMOS_DATABASE: cosmosDatabaseName
+  COSMOS_REQUEST_TIMEOUT_MS: string(cosmosRequestTimeoutMs)
+  AUTH_PROFILE_CONTENT_MAX_BYTES: string(authProfileContentMaxBytes)
+  AUTH_PROFILE_MAX_COUNT: string(authProfileMaxCount)
+  ENDPOINTS_PER_INSTANCE_MAX: string(endpointsPerInstanceMax)
+  SECRETS_ENCRYPTION_KEY: '@Microsoft.KeyVault(SecretUri=${keyVault.outputs.encryptionKeySecretUri})'
+  TWIN_EVENTS_QUEUE: twinEventsQueueName
+  DELIVERY_MAX_ATTEMPTS: string(deliveryMaxAttempts)
+  DELIVERY_TTL_SECONDS: string(deliveryTtlSeconds)
+  DELIVERY_BACKOFF_BASE_SECONDS: string(deliveryBackoffBaseSeconds)
+  DELIVERY_BACKOFF_CAP_SECONDS: string(deliveryBackoffCapSeconds)
+  DELIVERY_SEND_TIMEOUT_MS: string(deliverySendTimeoutMs)
+  ENDPOINT_CACHE_SECONDS: string(endpointCacheSeconds)
+}
+
+// The Functions host's own settings. AzureWebJobsStorage__accountName makes the host (and the
+// service's queue client, src/store/queue-service.ts) use https://<account>.{blob,queue,table}
+// endpoints with the app's managed identity; no credential setting is needed for the
+// system-assigned identity.
+var platformSettings = {
+  AzureWebJobsStorage__accountName: storage.outputs.name
+  APPLICATIONINSIGHTS_CONNECTION_STRING: monitoring.outputs.applicationInsightsConnectionString
+}
+
+module api 'app/api.bicep' = {
+  name: 'api'
+  scope: rg
+  params: {
+    name: functionAppName
+    planName: 'plan-${resourceToken}'
+    location: location
+    tags: tags
+    serviceName: 'api'
+    storageBlobEndpoint: storage.outputs.blobEndpoint
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    appSettings: union(platformSettings, serviceSettings)
+    instanceMemoryMB: instanceMemoryMB
+    maximumInstanceCount: maximumInstanceCount
+  }
+}
+
+module access 'app/access.bicep' = {
+  name: 'access'
+  scope: rg
+  params: {
+    appPrincipalId: api.outputs.principalId
+    operatorPrincipalId: principalId
+    storageAccountName: storage.outputs.name
+    keyVaultName: keyVault.outputs.name
+    cosmosAccountName: cosmos.outputs.name
+  }
+}
+
+// azd stores these in .azure/<environment>/.env; infra/README.md uses them.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output AZURE_FUNCTION_APP_NAME string = api.outputs.name
+output SERVICE_API_NAME string = api.outputs.name
+output SERVICE_API_URI string = 'https://${api.outputs.defaultHostName}'
+output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
+output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
+output AZURE_COSMOS_ACCOUNT_NAME string = cosmos.outputs.name
+output AZURE_COSMOS_ENDPOINT string = cosmos.outputs.endpoint
+output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName
+output TWIN_EVENTS_QUEUE string = twinEventsQueueName
