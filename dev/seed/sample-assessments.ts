@@ -1,3 +1,4 @@
+import { assessmentExamples } from "../../src/assessments/assessment-examples";
 import type { AssessmentPath } from "../../src/assessments/assessment-path";
 import type { AssessmentPut } from "../../src/assessments/assessment-schema";
 
@@ -15,48 +16,14 @@ const SUBSCRIPTION = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
  */
 export const SAMPLE_ASSESSMENTS: SampleAssessment[] = [
   {
+    // The API description's example, so the README's lookup finds the same assessment.
     path: {
       subscriptionId: SUBSCRIPTION,
       resourceGroupName: "rg-migrate-prod",
       projectName: "contoso-dc1",
       assessmentName: "web-tier-aks",
     },
-    body: {
-      provisioningState: "Succeeded",
-      details: {
-        confidenceRatingInPercentage: 92.5,
-        createdTimestamp: "2026-10-02T09:15:00Z",
-        machineCount: 48,
-        pricesTimestamp: "2026-11-20T00:00:00Z",
-        status: "Completed",
-        totalMonthlyCost: 18432.77,
-        updatedTimestamp: "2026-11-20T06:30:00Z",
-        webAppCount: 112,
-        webServerCount: 36,
-      },
-      settings: {
-        cloudLocation: "WestEurope",
-        category: "GeneralPurpose",
-        consolidation: "Full",
-        currency: "EUR",
-        environmentType: "Production",
-        licensingProgram: "EA",
-        pricingTier: "Standard",
-        savingsOptions: "RI3Year",
-        sizingCriteria: "PerformanceBased",
-        discountPercentage: 12.5,
-        performanceData: {
-          percentile: "Percentile95",
-          timeRange: "Month",
-          perfDataStartTime: "2026-10-01T00:00:00Z",
-          perfDataEndTime: "2026-10-31T23:59:59Z",
-        },
-        scalingFactor: 1.3,
-      },
-      scope: {
-        serverGroupId: `/subscriptions/${SUBSCRIPTION}/resourceGroups/rg-migrate-prod/providers/Microsoft.Migrate/assessmentProjects/contoso-dc1/groups/web-servers`,
-      },
-    },
+    body: assessmentExamples.put,
   },
   {
     path: {

@@ -25,7 +25,12 @@ const put: AssessmentPut = {
     savingsOptions: "RI3Year",
     sizingCriteria: "PerformanceBased",
     discountPercentage: 12.5,
-    performanceData: { percentile: "Percentile95", timeRange: "Month" },
+    performanceData: {
+      percentile: "Percentile95",
+      timeRange: "Month",
+      perfDataStartTime: "2026-10-01T00:00:00Z",
+      perfDataEndTime: "2026-10-31T23:59:59Z",
+    },
     scalingFactor: 1.3,
   },
   scope: {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import * as https from "node:https";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,20 +15,9 @@ import {
   saveSnapshotFile,
   takeSnapshot,
 } from "../../dev/stand-ins/cosmos-snapshot";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 // The local Cosmos server keeps data in memory; snapshots carry it across restarts of `npm start`.
-
-const tempDirs: string[] = [];
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
-}
-
-function removeTempDirs(): void {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
 
 const servers: RunningCosmosServer[] = [];
 const clients: CosmosClient[] = [];

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import * as os from "node:os";
+import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { projectRoot } from "../../dev/local-paths";
 import { ensureLocalSecretsKey } from "../../dev/local-secrets-key";
@@ -9,19 +8,9 @@ import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
 import { StartupError } from "../../dev/startup-error";
 import { curlExample, shellQuote } from "../../dev/summary";
 import { loadConfig } from "../../src/config";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 // What the launcher decides before it starts anything: ports, which stand-ins run, the settings.
-const tempDirs: string[] = [];
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
-}
-
-function removeTempDirs(): void {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
 
 afterAll(removeTempDirs);
 

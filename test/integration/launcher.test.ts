@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
-import * as os from "node:os";
 import * as path from "node:path";
 import { freePort, isPortFree } from "../../dev/ports";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 // `npm start` over the wire: the built launcher runs as a child process on free ports, with a
 // throw-away data folder and settings file, and is judged by what it prints and serves.
@@ -19,18 +19,6 @@ interface Launcher {
   stdout(): string;
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const tempDirs: string[] = [];
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
-}
-
-function removeTempDirs(): void {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 const launched: Launcher[] = [];
