@@ -1,5 +1,6 @@
 import type { HttpRequest } from "@azure/functions";
 import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../shared/errors";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json-depth";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -27,11 +28,16 @@ export async function readJsonBody(request: HttpRequest): Promise<unknown> {
     );
   }
   if (bytes.byteLength === 0) throw new InvalidRequestContent("The request body is required.");
+  let parsed: unknown;
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    parsed = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     throw new InvalidRequestContent(`The request body is not valid JSON: ${(error as Error).message}`);
   }
+  if (nestsDeeperThan(parsed)) {
+    throw new InvalidRequestContent(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  return parsed;
 }
 
 /** As readJsonBody, and the body must be a JSON object. */

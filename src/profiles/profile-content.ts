@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json-depth";
+
 /**
  * Keys that would put a credential into a profile; a profile names how to authenticate, it must
  * not carry the secret itself. Compared case-insensitively, at any depth of the content object.
@@ -43,6 +45,7 @@ export function contentProblem(content: string): string | undefined {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return "must be a JSON object serialized as a string";
   }
+  if (nestsDeeperThan(parsed)) return `must not nest deeper than ${MAX_JSON_DEPTH} levels`;
   const credentialKey = findCredentialKey(parsed);
   if (credentialKey !== undefined) {
     return `must not carry credentials, but it has the key '${credentialKey}'`;

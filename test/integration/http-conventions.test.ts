@@ -152,6 +152,23 @@ describe("request bodies", () => {
   });
 });
 
+describe("hostile nesting", () => {
+  it("answers 400, not 500, for a body nested 300,000 levels deep", async () => {
+    const deep = `{"authenticationProfileContent":"{}","x":${"[".repeat(300_000)}${"]".repeat(300_000)}}`;
+    const response = await host.request("/authenticationProfiles/deep", { method: "PUT", body: deep });
+    await expectArmError(response, 400, "InvalidRequestContent");
+  });
+
+  it("answers 400, not 500, for profile content nested 300,000 levels deep", async () => {
+    const content = `{"a":${"[".repeat(300_000)}${"]".repeat(300_000)}}`;
+    const response = await host.request("/authenticationProfiles/deep", {
+      method: "PUT",
+      body: JSON.stringify({ authenticationProfileContent: content }),
+    });
+    await expectArmError(response, 400, "InvalidRequestContent", "authenticationProfileContent");
+  });
+});
+
 describe("api-version", () => {
   it("accepts the supported version or none", async () => {
     expect((await host.request("/authenticationProfiles?api-version=2026-11-01")).status).toBe(200);

@@ -39,3 +39,10 @@ describe("profile content rules", () => {
     expect(utf8Length("😀")).toBe(4);
   });
 });
+
+describe("deeply nested content", () => {
+  it("is refused, not walked into a stack overflow", () => {
+    const deep = `{"a":${"[".repeat(300_000)}${"]".repeat(300_000)}}`;
+    expect(contentProblem(deep)).toMatch(/nest deeper than/);
+  });
+});

@@ -1,6 +1,7 @@
 import { HttpRequest } from "@azure/functions";
-import { MAX_BODY_BYTES, readJsonObjectBody } from "../../src/http/request-body";
+import { MAX_BODY_BYTES, readJsonBody, readJsonObjectBody } from "../../src/http/request-body";
 import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../../src/shared/errors";
+import { MAX_JSON_DEPTH } from "../../src/shared/json-depth";
 
 // In Azure no local host sits in front of the handler: the handler's own checks must hold.
 function request(
@@ -37,5 +38,19 @@ describe("readJsonObjectBody", () => {
 
   it("refuses JSON that is not an object", async () => {
     await expect(readJsonObjectBody(request("null"))).rejects.toBeInstanceOf(InvalidRequestContent);
+  });
+});
+
+describe("deeply nested JSON", () => {
+  it("is refused with a 400 instead of overflowing the stack", async () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    await expect(readJsonBody(request(deep))).rejects.toBeInstanceOf(InvalidRequestContent);
+  });
+
+  it("is accepted up to the limit", async () => {
+    const atLimit = `${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`;
+    await expect(readJsonBody(request(atLimit))).resolves.toBeDefined();
+    const over = `${"[".repeat(MAX_JSON_DEPTH + 1)}${"]".repeat(MAX_JSON_DEPTH + 1)}`;
+    await expect(readJsonBody(request(over))).rejects.toBeInstanceOf(InvalidRequestContent);
   });
 });
