@@ -7,6 +7,7 @@ import type { Page, PageRequest } from "../shared/page";
 import { normalizeEtag, type Preconditions } from "../shared/preconditions";
 import type { Versioned } from "../shared/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
+import { documentId } from "../store/document-id";
 import { DocumentStore, type Stored } from "../store/document-store";
 import type { QuotaLedger } from "../store/quota-ledger";
 import {
@@ -35,7 +36,7 @@ export interface AssessmentDocument {
 const WRITER = { by: "master key", byType: "Key" } as const;
 
 function addressOf(path: AssessmentPath): DocumentAddress {
-  return { id: path.assessmentName.toLowerCase(), partitionKey: projectKey(path) };
+  return { id: documentId(path.assessmentName.toLowerCase()), partitionKey: projectKey(path) };
 }
 
 function toResource(document: Stored<AssessmentDocument>): Versioned<ClusterAssessment> {
@@ -102,7 +103,7 @@ export class AssessmentService
     const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) => {
       this.checkEchoedFields(path, body, existing);
       return {
-        id: path.assessmentName.toLowerCase(),
+        id: documentId(path.assessmentName.toLowerCase()),
         projectKey: projectKey(path),
         resourceId: existing?.resourceId ?? assessmentId(path),
         name: existing?.name ?? path.assessmentName,

@@ -300,6 +300,20 @@ describe("validation", () => {
     await expectArmError(response, 400, "InvalidRequestContent", "details.totalMonthlyCost");
   });
 
+  it("stores and finds an assessment whose name is 260 characters, longer than a Cosmos id may be", async () => {
+    const name = `Long-${"n".repeat(255)}`;
+    expect((await write(`/clusterAssessments/${name}`, full)).status).toBe(201);
+    const response = await read(`/clusterAssessments/${name.toUpperCase()}`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { name: string }).name).toBe(name);
+    await expectArmError(
+      await write(`/clusterAssessments/${name}n`, full),
+      400,
+      "InvalidRequestContent",
+      "assessmentName",
+    );
+  });
+
   it("answers 400 for a name with a character Azure Migrate refuses", async () => {
     await expectArmError(
       await write("/clusterAssessments/a%26b", full),
