@@ -1,0 +1,88 @@
+import { autoName } from "./auto-name";
+import type { CallOptions, ListOptions, MatchOptions, PageOptions, WriteOptions } from "./client-options";
+import type { PagedAsyncIterable } from "./paged-list";
+import type { ResourceCalls } from "./resource-calls";
+import { endpointPath } from "./resource-paths";
+import type {
+  Page,
+  PutResult,
+  QueueEndpoint,
+  QueueEndpointInput,
+  QueueEndpointPatch,
+  WithEtag,
+} from "./types";
+
+export interface CreateEndpointOptions extends CallOptions {
+  /** The endpoint's name; absent, it is `<logicalName>-<7 random chars>`. */
+  name?: string;
+  /** The prefix of a generated name (e.g. the Pulumi resource name). Default "endpoint". */
+  logicalName?: string;
+}
+
+/**
+ * `{twinsInstanceId}/endpoints/{name}`: the id, and the import identifier, is that full path.
+ * Answers carry the secrets masked (`SharedAccessKey=***`, the SAS query as `***`).
+ */
+export class EndpointsClient {
+  constructor(private readonly calls: ResourceCalls<QueueEndpoint>) {}
+
+  /** Creates (201) or replaces (200) the endpoint. */
+  async put(
+    twinsInstanceId: string,
+    name: string,
+    input: QueueEndpointInput,
+    options?: WriteOptions,
+  ): Promise<PutResult<QueueEndpoint>> {
+    return this.calls.put(endpointPath(twinsInstanceId, name), input, options);
+  }
+
+  /** Creates the endpoint, auto-named when no name is given; a ServiceError 412 when it exists. */
+  async create(
+    twinsInstanceId: string,
+    input: QueueEndpointInput,
+    options: CreateEndpointOptions = {},
+  ): Promise<PutResult<QueueEndpoint>> {
+    const { name, logicalName, ...callOptions } = options;
+    const endpointName = name ?? autoName(logicalName ?? "endpoint");
+    return this.calls.put(endpointPath(twinsInstanceId, endpointName), input, {
+      ...callOptions,
+      ifNoneMatch: "*",
+    });
+  }
+
+  async get(twinsInstanceId: string, name: string, options?: CallOptions): Promise<WithEtag<QueueEndpoint>> {
+    return this.calls.get(endpointPath(twinsInstanceId, name), options);
+  }
+
+  /** Undefined when the endpoint still has `etag` (the service answered 304). */
+  async getIfChanged(
+    twinsInstanceId: string,
+    name: string,
+    etag: string,
+    options?: CallOptions,
+  ): Promise<WithEtag<QueueEndpoint> | undefined> {
+    return this.calls.getIfChanged(endpointPath(twinsInstanceId, name), etag, options);
+  }
+
+  /** Changes the given fields only (PATCH); `deadLetterStorageSecret: null` removes it. */
+  async update(
+    twinsInstanceId: string,
+    name: string,
+    patch: QueueEndpointPatch,
+    options?: MatchOptions,
+  ): Promise<WithEtag<QueueEndpoint>> {
+    return this.calls.patch(endpointPath(twinsInstanceId, name), patch, options);
+  }
+
+  async delete(twinsInstanceId: string, name: string, options?: MatchOptions): Promise<boolean> {
+    return this.calls.delete(endpointPath(twinsInstanceId, name), options);
+  }
+
+  list(twinsInstanceId: string, options?: ListOptions): PagedAsyncIterable<QueueEndpoint> {
+    return this.calls.list(() => endpointPath(twinsInstanceId), options);
+  }
+
+  async listPage(twinsInstanceId: string, options?: PageOptions): Promise<Page<QueueEndpoint>> {
+    return this.calls.listPage(endpointPath(twinsInstanceId), options);
+  }
+}

@@ -1,0 +1,29 @@
+export { AssessmentsClient } from "./assessments-client";
+export { AUTO_NAME_SUFFIX_LENGTH, autoName, randomSuffix } from "./auto-name";
+export type {
+  ApiVersions,
+  CallOptions,
+  ListOptions,
+  MatchOptions,
+  PageOptions,
+  RetryOptions,
+  TwinServiceClientOptions,
+  WriteOptions,
+} from "./client-options";
+export { DEFAULT_API_VERSIONS, DEFAULT_RETRY } from "./client-options";
+export { type CreateEndpointOptions, EndpointsClient } from "./endpoints-client";
+export { EventsClient } from "./events-client";
+export type { PagedAsyncIterable } from "./paged-list";
+export { ProfilesClient } from "./profiles-client";
+export {
+  type AssessmentRef,
+  endpointId,
+  type ProjectRef,
+  parseEndpointId,
+  parseTwinsInstanceId,
+  type TwinsInstanceRef,
+  twinsInstanceId,
+} from "./resource-paths";
+export { ServiceError } from "./service-error";
+export { TwinServiceClient } from "./twin-service-client";
+export type * from "./types";

@@ -1,0 +1,45 @@
+import { AssessmentsClient } from "./assessments-client";
+import { type CallOptions, DEFAULT_API_VERSIONS, type TwinServiceClientOptions } from "./client-options";
+import { EndpointsClient } from "./endpoints-client";
+import { EventsClient } from "./events-client";
+import { ProfilesClient } from "./profiles-client";
+import { ResourceCalls } from "./resource-calls";
+import { Transport } from "./transport";
+import type { HealthReport } from "./types";
+
+/**
+ * A typed client for the twin resource service: one object per resource type, each method one
+ * route of the contract. Refused answers throw ServiceError; 429/503 are retried first.
+ */
+export class TwinServiceClient {
+  readonly profiles: ProfilesClient;
+  readonly endpoints: EndpointsClient;
+  readonly events: EventsClient;
+  readonly assessments: AssessmentsClient;
+  private readonly transport: Transport;
+
+  constructor(options: TwinServiceClientOptions) {
+    this.transport = new Transport(options);
+    const versions = { ...DEFAULT_API_VERSIONS, ...options.apiVersion };
+    this.profiles = new ProfilesClient(new ResourceCalls(this.transport, versions.resources));
+    this.endpoints = new EndpointsClient(new ResourceCalls(this.transport, versions.resources));
+    this.events = new EventsClient(this.transport, versions.resources);
+    this.assessments = new AssessmentsClient(
+      new ResourceCalls(this.transport, versions.assessments),
+      options.subscriptionId,
+    );
+  }
+
+  /** Readiness, without the key: the report for 200 and for 503 alike (503 is not retried). */
+  async health(options: CallOptions = {}): Promise<HealthReport> {
+    const response = await this.transport.send({
+      method: "GET",
+      url: this.transport.url("/health"),
+      anonymous: true,
+      noRetry: true,
+      expect: [200, 503],
+      signal: options.signal,
+    });
+    return (await response.json()) as HealthReport;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The wire shapes of the service, as a caller sees them (CONTRACT.md sections 2 to 5). Written out
+ * here rather than inferred from src/: the client must not pull the service's runtime in. A test
+ * (test/client/types-match-service.test.ts) holds them in step with the service's zod schemas.
+ */
+
+/** Every single-resource result carries the ETag the service answered with, for conditional writes. */
+export type WithEtag<T> = T & { readonly etag: string };
+
+/** A PUT's result: the resource, its ETag, and whether the PUT created it (201) or replaced it (200). */
+export type PutResult<T> = WithEtag<T> & { readonly created: boolean };
+
+/** One page of a list; `nextLink` is absent on the last page. */
+export interface Page<T> {
+  value: T[];
+  nextLink?: string;
+}
+
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  target?: string;
+}
+
+export interface AuthenticationProfile {
+  id: string;
+  authenticationProfileName: string;
+  /** A JSON object serialized as a string, returned exactly as sent. */
+  authenticationProfileContent: string;
+}
+
+export interface AuthenticationProfileInput {
+  authenticationProfileContent: string;
+}
+
+export interface AuthenticationProfilePatch {
+  authenticationProfileContent?: string;
+}
+
+/** As the service answers: `SharedAccessKey=***` in the connection strings, the SAS query as `***`. */
+export interface QueueEndpoint {
+  id: string;
+  name: string;
+  twinsInstanceId: string;
+  queuePrimaryConnectionString: string;
+  queueSecondaryConnectionString: string;
+  deadLetterStorageSecret?: string;
+}
+
+export interface QueueEndpointInput {
+  queuePrimaryConnectionString: string;
+  queueSecondaryConnectionString: string;
+  deadLetterStorageSecret?: string;
+}
+
+export interface QueueEndpointPatch {
+  queuePrimaryConnectionString?: string;
+  queueSecondaryConnectionString?: string;
+  /** `null` removes the dead-letter location. */
+  deadLetterStorageSecret?: string | null;
+}
+
+/** A CloudEvents 1.0 event in its JSON form; extension attributes are kept. */
+export interface CloudEvent {
+  id: string;
+  source: string;
+  specversion: "1.0";
+  type: string;
+  time?: string;
+  subject?: string;
+  datacontenttype?: string;
+  dataschema?: string;
+  data?: unknown;
+  data_base64?: string;
+  [extension: string]: unknown;
+}
+
+export interface IngestResult {
+  accepted: number;
+}
+
+export interface PerfDataSettings {
+  percentile: string;
+  timeRange: string;
+  perfDataEndTime?: string;
+  perfDataStartTime?: string;
+}
+
+export interface ClusterAssessmentSettings {
+  cloudLocation: string;
+  category: string;
+  consolidation: string;
+  currency: string;
+  environmentType: string;
+  licensingProgram: string;
+  pricingTier: string;
+  savingsOptions: string;
+  sizingCriteria: string;
+  discountPercentage?: number;
+  performanceData?: PerfDataSettings;
+  scalingFactor?: number;
+}
+
+export interface ClusterAssessmentDetails {
+  confidenceRatingInPercentage: number;
+  createdTimestamp: string;
+  machineCount: number;
+  pricesTimestamp: string;
+  status: string;
+  totalMonthlyCost: number;
+  updatedTimestamp: string;
+  webAppCount: number;
+  webServerCount: number;
+}
+
+export interface AssessmentScope {
+  serverGroupId?: string;
+}
+
+export interface SystemData {
+  createdAt?: string;
+  createdBy?: string;
+  createdByType?: string;
+  lastModifiedAt?: string;
+  lastModifiedBy?: string;
+  lastModifiedByType?: string;
+}
+
+/** The lookup result, flat, with the fields and nesting of the seed. */
+export interface ClusterAssessment {
+  id: string;
+  name: string;
+  type: string;
+  eTag: string;
+  provisioningState: string;
+  details: ClusterAssessmentDetails;
+  settings: ClusterAssessmentSettings;
+  scope?: AssessmentScope;
+  systemData: SystemData;
+}
+
+/** What the producing system PUTs (master key); the server sets id, name, type, eTag, systemData. */
+export interface ClusterAssessmentInput {
+  provisioningState: string;
+  details: ClusterAssessmentDetails;
+  settings: ClusterAssessmentSettings;
+  scope?: AssessmentScope;
+}
+
+export interface HealthReport {
+  status: "ok" | "unavailable";
+  checks: Record<string, "ok" | "unavailable">;
+}

@@ -1,0 +1,51 @@
+import type { AuthenticationProfile, QueueEndpoint } from "../../client/types";
+import type { ProfileProviderInputs } from "./authentication-profile-provider";
+import { maskConnectionString, maskDeadLetterSecret } from "./masked-secrets";
+import type { EndpointProviderInputs } from "./queue-endpoint-provider";
+
+// The `import` option, as the providers serve it: the existing resource is taken over only when the
+// program describes it as it is, as Pulumi's own import does; otherwise nothing changes and the error
+// names the differing fields (never their values).
+
+/** The existing profile, if the program's name and content are its own. */
+export function adoptProfile<T extends AuthenticationProfile>(
+  existing: T,
+  inputs: Pick<ProfileProviderInputs, "authenticationProfileName" | "authenticationProfileContent">,
+): T {
+  if (existing.authenticationProfileName.toLowerCase() !== inputs.authenticationProfileName.toLowerCase()) {
+    throw new Error("The import id names another profile than authenticationProfileName.");
+  }
+  if (existing.authenticationProfileContent !== inputs.authenticationProfileContent) {
+    throw new Error(
+      "The profile to import differs from the program in authenticationProfileContent: make the program " +
+        "match the existing profile, import it, then change it.",
+    );
+  }
+  return existing;
+}
+
+/**
+ * The existing endpoint, if the program's inputs are its own. Secrets compare in their masked form, the only form the service shows: the keys themselves
+ * cannot be checked, and the program's are kept.
+ */
+export function adoptEndpoint<T extends QueueEndpoint>(existing: T, inputs: EndpointProviderInputs): T {
+  const differing = [
+    existing.twinsInstanceId.toLowerCase() !== inputs.twinsInstanceId.toLowerCase() && "twinsInstanceId",
+    inputs.name !== undefined && existing.name.toLowerCase() !== inputs.name.toLowerCase() && "name",
+    existing.queuePrimaryConnectionString !== maskConnectionString(inputs.queuePrimaryConnectionString) &&
+      "queuePrimaryConnectionString",
+    existing.queueSecondaryConnectionString !== maskConnectionString(inputs.queueSecondaryConnectionString) &&
+      "queueSecondaryConnectionString",
+    existing.deadLetterStorageSecret !==
+      (inputs.deadLetterStorageSecret === undefined
+        ? undefined
+        : maskDeadLetterSecret(inputs.deadLetterStorageSecret)) && "deadLetterStorageSecret",
+  ].filter((field): field is string => field !== false);
+  if (differing.length > 0) {
+    throw new Error(
+      `The endpoint to import differs from the program in ${differing.join(", ")}: make the program match ` +
+        "the existing endpoint, import it, then change it.",
+    );
+  }
+  return existing;
+}

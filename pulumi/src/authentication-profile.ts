@@ -1,0 +1,67 @@
+import * as pulumi from "@pulumi/pulumi";
+import { AuthenticationProfileProvider } from "./authentication-profile-provider";
+import { connectionInputs, importAsInput, type ServiceConnectionArgs } from "./resource-connection";
+
+export interface AuthenticationProfileArgs extends ServiceConnectionArgs {
+  /** Changing it replaces the profile. */
+  authenticationProfileName: pulumi.Input<string>;
+  /** A JSON object serialized as a string; changed in place. */
+  authenticationProfileContent: pulumi.Input<string>;
+}
+
+/** The state to qualify `AuthenticationProfile.get`. */
+export interface AuthenticationProfileState extends ServiceConnectionArgs {
+  authenticationProfileName?: pulumi.Input<string>;
+  authenticationProfileContent?: pulumi.Input<string>;
+}
+
+/** One provider object for every profile: Pulumi serializes it once per program, not per resource. */
+const provider = new AuthenticationProfileProvider();
+
+/**
+ * A named authentication profile for a data warehouse. Its id, and its import identifier, is the
+ * profile's name.
+ */
+export class AuthenticationProfile extends pulumi.dynamic.Resource {
+  declare readonly authenticationProfileName: pulumi.Output<string>;
+  declare readonly authenticationProfileContent: pulumi.Output<string>;
+
+  /** An existing profile, read by its id (its name), as `pulumi refresh` reads it. */
+  static get(
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    state?: AuthenticationProfileState,
+    opts?: pulumi.CustomResourceOptions,
+  ): AuthenticationProfile {
+    return new AuthenticationProfile(name, state ?? {}, { ...opts, id });
+  }
+
+  constructor(name: string, args: AuthenticationProfileArgs, opts?: pulumi.CustomResourceOptions);
+  constructor(
+    name: string,
+    argsOrState: AuthenticationProfileArgs | AuthenticationProfileState,
+    opts?: pulumi.CustomResourceOptions,
+  );
+  constructor(
+    name: string,
+    argsOrState: AuthenticationProfileArgs | AuthenticationProfileState,
+    opts: pulumi.CustomResourceOptions = {},
+  ) {
+    const imported = importAsInput(opts);
+    const props = {
+      authenticationProfileName: argsOrState.authenticationProfileName,
+      authenticationProfileContent: argsOrState.authenticationProfileContent,
+      ...connectionInputs(argsOrState),
+      importId: imported.importId,
+    };
+    const secrets = { additionalSecretOutputs: ["serviceKey"] };
+    super(
+      provider,
+      name,
+      props,
+      pulumi.mergeOptions(imported.opts, secrets),
+      "twin-resource-service",
+      "AuthenticationProfile",
+    );
+  }
+}

@@ -1,0 +1,20 @@
+export {
+  AuthenticationProfile,
+  type AuthenticationProfileArgs,
+  type AuthenticationProfileState,
+} from "./authentication-profile";
+export {
+  type GetClusterAssessmentOperationArgs,
+  type GetClusterAssessmentOperationOutputArgs,
+  type GetClusterAssessmentOperationResult,
+  getClusterAssessmentOperation,
+  getClusterAssessmentOperationOutput,
+} from "./cluster-assessment";
+export {
+  QUEUE_ENDPOINT_SECRET_OUTPUTS,
+  QueueEndpoint,
+  type QueueEndpointArgs,
+  type QueueEndpointState,
+} from "./queue-endpoint";
+export type { ServiceConnectionArgs } from "./resource-connection";
+export { CONFIG_NAMESPACE, ENVIRONMENT } from "./service-connection";
