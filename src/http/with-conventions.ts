@@ -13,7 +13,14 @@ function correlationId(request: HttpRequest): string {
 }
 
 function describeFailure(error: unknown): string {
-  if (error instanceof Error) return redactSecrets(`${error.name}: ${error.message}\n${error.stack ?? ""}`);
+  if (error instanceof Error) {
+    // SDK errors often carry their meaning in a code (Cosmos: the HTTP status) and no message.
+    const code = (error as { code?: unknown }).code;
+    const head = [error.name, code, error.message]
+      .filter((part) => part !== undefined && part !== "")
+      .join(": ");
+    return redactSecrets(`${head}\n${error.stack ?? ""}`);
+  }
   return redactSecrets(String(error));
 }
 

@@ -1,4 +1,5 @@
 import type { Container, SqlQuerySpec } from "@azure/cosmos";
+import { PreconditionFailed } from "../shared/errors";
 import { InvalidContinuationToken, type Page, type PageRequest } from "../shared/page";
 import { isNotFound, translateCosmosError } from "./cosmos-errors";
 
@@ -49,14 +50,21 @@ export class DocumentStore<T extends { id: string }> {
     });
   }
 
-  /** Replaces the version read earlier; a concurrent change raises PreconditionFailed. */
+  /**
+   * Replaces the version read earlier. A concurrent change raises PreconditionFailed, and so does a
+   * concurrent delete (Cosmos answers 404): either way the version read is no longer current.
+   */
   async replace(document: T, etag: string): Promise<Stored<T>> {
-    return translated(async () => {
+    try {
       const { resource } = await this.container
         .item(document.id, this.partitionKeyOf(document))
         .replace(document, { accessCondition: { type: "IfMatch", condition: etag } });
       return withoutSystemProperties<T>(resource as unknown as Record<string, unknown>);
-    });
+    } catch (error) {
+      if (isNotFound(error))
+        throw new PreconditionFailed("The resource was deleted concurrently.", "If-Match");
+      throw translateCosmosError(error);
+    }
   }
 
   /** Deletes the version read earlier; false when it was already gone. */
