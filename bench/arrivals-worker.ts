@@ -1,0 +1,52 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { ServiceBusClient } from "@azure/service-bus";
+
+export interface ArrivalsJob {
+  connectionString: string;
+  topic: string;
+  subscription: string;
+}
+
+export type ArrivalsMessage = { type: "ready" } | { type: "count"; received: number };
+
+/**
+ * One subscriber of arrivals.ts, on a worker thread: receiving (decoding every message) then costs
+ * the host's thread nothing, so fan-out figures show what delivery costs, not what subscribers do.
+ */
+async function receive(job: ArrivalsJob, post: (message: ArrivalsMessage) => void, stopped: () => boolean) {
+  const client = new ServiceBusClient(job.connectionString);
+  const receiver = client.createReceiver(job.topic, job.subscription, { receiveMode: "receiveAndDelete" });
+  try {
+    // The first receive attaches the link, which creates the subscription on the stand-in.
+    let received = (await receiver.receiveMessages(1, { maxWaitTimeInMs: 100 })).length;
+    post({ type: "ready" });
+    // Large receives, so the subscriber is never what limits the figures.
+    while (!stopped()) {
+      const batch = await receiver.receiveMessages(1000, { maxWaitTimeInMs: 20 });
+      if (batch.length === 0) continue;
+      received += batch.length;
+      post({ type: "count", received });
+    }
+  } finally {
+    await receiver.close();
+    await client.close();
+  }
+}
+
+const port = parentPort;
+if (port === null) throw new Error("bench/arrivals-worker.js runs as a worker thread");
+let stopping = false;
+port.once("message", () => {
+  stopping = true;
+});
+receive(
+  workerData as ArrivalsJob,
+  (message) => port.postMessage(message),
+  () => stopping,
+).then(
+  () => port.close(),
+  (error: unknown) =>
+    setImmediate(() => {
+      throw error;
+    }),
+);

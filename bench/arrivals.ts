@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import * as path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { ArrivalsJob, ArrivalsMessage } from "./arrivals-worker";
+import { positiveInteger } from "./env";
+
+export interface Arrivals {
+  /** Resolves with performance.now() once `expected` messages have arrived; rejects past the deadline. */
+  until(expected: number, timeoutMs?: number): Promise<number>;
+  received(): number;
+  /** performance.now() when the first message arrived (undefined before). */
+  firstArrivalAt(): number | undefined;
+  close(): Promise<void>;
+}
+
+/** How long a benchmark waits for deliveries before it gives up (the loop must end). */
+const DEFAULT_TIMEOUT_MS = positiveInteger("BENCH_TIMEOUT_SECONDS", 120) * 1000;
+
+/**
+ * Counts what arrives on a new subscription of `topic` (on the stand-in behind `connectionString`),
+ * received on a worker thread (arrivals-worker.ts). The subscription exists once this resolves,
+ * so nothing sent afterwards is missed.
+ */
+export async function countArrivals(connectionString: string, topic: string): Promise<Arrivals> {
+  const job: ArrivalsJob = { connectionString, topic, subscription: `bench-${randomUUID().slice(0, 6)}` };
+  const worker = new Worker(path.join(__dirname, "arrivals-worker.js"), { workerData: job });
+  let received = 0;
+  let firstAt: number | undefined;
+  let failure: unknown;
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  worker.on("error", (error) => {
+    // Reported by until(): a subscriber that stopped would otherwise look like a slow delivery.
+    failure = error;
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.on("message", (message: ArrivalsMessage) => {
+      if (message.type === "ready") resolve();
+      else {
+        received = message.received;
+        firstAt ??= performance.now();
+      }
+    });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the subscriber of ${topic} exited with ${code}`)));
+  });
+  return {
+    async until(expected, timeoutMs = DEFAULT_TIMEOUT_MS) {
+      const deadline = performance.now() + timeoutMs;
+      while (received < expected) {
+        if (failure !== undefined) throw failure;
+        if (performance.now() > deadline) {
+          throw new Error(`${topic}: ${received} of ${expected} messages after ${timeoutMs / 1000} s`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return performance.now();
+    },
+    received: () => received,
+    firstArrivalAt: () => firstAt,
+    async close() {
+      worker.postMessage("stop");
+      await exited;
+    },
+  };
+}
