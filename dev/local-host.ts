@@ -7,7 +7,13 @@ import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
 import type { RouteDefinition, RouteHandler } from "../src/http/route";
 import { withHttpConventions } from "../src/http/with-conventions";
 import type { Services } from "../src/services";
-import { MethodNotAllowed, type PayloadTooLarge, ResourceNotFound, Unauthorized } from "../src/shared/errors";
+import {
+  InvalidRequestContent,
+  MethodNotAllowed,
+  type PayloadTooLarge,
+  ResourceNotFound,
+  Unauthorized,
+} from "../src/shared/errors";
 import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
 import { isAuthorized, type LocalKeys } from "./key-check";
@@ -42,6 +48,23 @@ function failWith(error: Error): RouteHandler {
 }
 
 class BodyTooLarge extends Error {}
+
+/**
+ * The request's URL from its Host header and origin-form target. The target is appended, not
+ * resolved, so `//other.example/x` stays a path on this host instead of naming another host.
+ */
+function requestUrl(incoming: http.IncomingMessage): URL | undefined {
+  const target = incoming.url ?? "/";
+  const host = incoming.headers.host ?? "127.0.0.1";
+  // A host name or address with an optional port, nothing else (no credentials, no path).
+  if (!target.startsWith("/") || !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))
+    return undefined;
+  try {
+    return new URL(`http://${host}${target}`);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The local queue trigger polls with a connection string (Azurite's, under npm start). */
 function storageConnectionString(config: Services["config"]): string {
@@ -126,7 +149,15 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   }
 
   async function handle(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
-    const url = new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "127.0.0.1"}`);
+    const url = requestUrl(incoming);
+    if (!url) {
+      const error = new InvalidRequestContent("The request target or the Host header is not valid.", "Host");
+      writeResponse(
+        outgoing,
+        await invoke(incoming, new URL("http://127.0.0.1/"), "host", failWith(error), {}, undefined),
+      );
+      return;
+    }
     const method = (incoming.method ?? "GET").toUpperCase();
     const result = matcher.match(method, url.pathname);
     if (result.kind !== "matched") {

@@ -7,7 +7,8 @@ export const ASSESSMENT_TYPE = "Microsoft.Migrate/assessmentProjects/clusterAsse
 const migrateNameSchema = z
   .string()
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  .regex(/^[^<>&:\\?/#\u0000-\u001f]{1,260}$/, "must be 1 to 260 characters, none of < > & : \\ ? / #");
+  .regex(/^[^<>&:\\?/#\u0000-\u001f]{1,260}$/, "must be 1 to 260 characters, none of < > & : \\ ? / #")
+  .refine((name) => name.trim() !== "", "must have a character other than white space");
 
 export const projectPathSchema = z.object({
   subscriptionId: subscriptionIdSchema,

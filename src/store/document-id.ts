@@ -4,9 +4,12 @@ import { createHash } from "node:crypto";
 const MAX_ID_LENGTH = 255;
 
 /**
- * A document id for a key that may be longer than Cosmos allows (Azure Migrate names run to 260
- * characters): the key itself when it fits, else a hash of it. The name is kept in the document.
+ * A document id for a key Cosmos may not take as it is (Azure Migrate names run to 260 characters
+ * and may start or end with a space): the key itself when it fits, else a hash of it. The name is
+ * kept in the document.
  */
 export function documentId(key: string): string {
-  return key.length <= MAX_ID_LENGTH ? key : `sha256-${createHash("sha256").update(key).digest("hex")}`;
+  // Cosmos also refuses ids it would trim to something else (leading or trailing white space).
+  const fits = key.length <= MAX_ID_LENGTH && key.trim() === key;
+  return fits ? key : `sha256-${createHash("sha256").update(key).digest("hex")}`;
 }

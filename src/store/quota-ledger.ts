@@ -52,7 +52,7 @@ export class QuotaLedger {
   async reserve(scope: QuotaScope, key: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const ledger = await this.ledgers.read(scope.id, scope.id);
-      if (ledger?.entries[key] !== undefined) return;
+      if (ledger && Object.hasOwn(ledger.entries, key)) return;
       let entries = ledger?.entries ?? (await this.initialEntries(scope));
       if (Object.keys(entries).length >= scope.limit) entries = await this.pruned(scope, entries);
       if (Object.keys(entries).length >= scope.limit) {
@@ -69,7 +69,8 @@ export class QuotaLedger {
   async release(scope: QuotaScope, key: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const ledger = await this.ledgers.read(scope.id, scope.id);
-      if (ledger?.entries[key] === undefined) return;
+      // hasOwn: a key such as "constructor" must not match what every object inherits.
+      if (!ledger || !Object.hasOwn(ledger.entries, key)) return;
       const { [key]: _released, ...entries } = ledger.entries;
       if (await this.write({ id: scope.id, entries }, ledger._etag)) return;
       await pause(attempt);

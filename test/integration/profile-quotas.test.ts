@@ -79,6 +79,19 @@ describe("the profile count quota", () => {
   });
 });
 
+describe("names that are also members of every JavaScript object", () => {
+  it("count against the quota like any other (found by fuzzing)", async () => {
+    const host = await startTestHost({ AUTH_PROFILE_MAX_COUNT: "1" });
+    try {
+      expect((await putProfile(host, "first")).status).toBe(201);
+      await expectArmError(await putProfile(host, "constructor"), 409, "QuotaExceeded");
+      await expectArmError(await putProfile(host, "toString"), 409, "QuotaExceeded");
+    } finally {
+      await host.stop();
+    }
+  });
+});
+
 describe("the quota ledger", () => {
   let host: TestHost;
   beforeAll(async () => {
