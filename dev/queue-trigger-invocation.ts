@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import { format } from "node:util";
 import { type FunctionTrigger, InvocationContext } from "@azure/functions";
 import type { QueueClient, ReceivedMessageItem } from "@azure/storage-queue";
+import { describeError } from "../src/shared/describe-error";
 import type { HostSettings } from "./host-json";
 import type { HostLogger } from "./host-logger";
 import { holdMessageLock, type MessageLock } from "./queue-trigger-lock";
 import { decodeQueueMessage, queueTriggerMetadata } from "./queue-trigger-message";
-import { describeError, isMessageOwnershipLost, isQueueNotFound } from "./queue-trigger-storage-errors";
+import { isMessageOwnershipLost, isQueueNotFound } from "./queue-trigger-storage-errors";
 
 export type QueueTriggerHandler = (message: unknown, context: InvocationContext) => Promise<void>;
 

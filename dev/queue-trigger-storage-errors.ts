@@ -23,16 +23,3 @@ export function isMessageOwnershipLost(error: unknown): boolean {
     code === "QueueDisabled"
   );
 }
-
-const MAX_LOGGED_ERROR_CHARS = 500;
-
-/**
- * An error as one bounded log line: its message and storage code. Errors can be multi-line
- * (storage adds request ids, zod lists issues); the log keeps one line per failure.
- */
-export function describeError(error: unknown): string {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
-  const code = storageErrorCode(error);
-  const line = code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
-  return line.length > MAX_LOGGED_ERROR_CHARS ? `${line.slice(0, MAX_LOGGED_ERROR_CHARS)}…` : line;
-}

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { trigger } from "@azure/functions";
 import { type QueueClient, QueueServiceClient, type ReceivedMessageItem } from "@azure/storage-queue";
+import { describeError } from "../src/shared/describe-error";
 import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
 import { PollingBackoff } from "./queue-trigger-backoff";
@@ -10,7 +11,7 @@ import {
   type QueueTriggerHandler,
 } from "./queue-trigger-invocation";
 import type { MessageLock } from "./queue-trigger-lock";
-import { describeError, isQueueNotFound } from "./queue-trigger-storage-errors";
+import { isQueueNotFound } from "./queue-trigger-storage-errors";
 
 export interface QueueTriggerOptions {
   /** The storage connection string (the AzureWebJobsStorage setting). */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { Services } from "../services";
+import { describeError } from "../shared/describe-error";
 import { redactSecrets } from "../shared/redact";
 import { errorResponse } from "./errors";
 import type { RouteHandler } from "./route";
@@ -12,16 +13,10 @@ function correlationId(request: HttpRequest): string {
   return given !== null && CORRELATION_ID.test(given) ? given : randomUUID();
 }
 
+/** The failure on one line (code and message, secrets masked), then its stack, for the log. */
 function describeFailure(error: unknown): string {
-  if (error instanceof Error) {
-    // SDK errors often carry their meaning in a code (Cosmos: the HTTP status) and no message.
-    const code = (error as { code?: unknown }).code;
-    const head = [error.name, code, error.message]
-      .filter((part) => part !== undefined && part !== "")
-      .join(": ");
-    return redactSecrets(`${head}\n${error.stack ?? ""}`);
-  }
-  return redactSecrets(String(error));
+  const stack = error instanceof Error && error.stack ? `\n${redactSecrets(error.stack)}` : "";
+  return `${describeError(error)}${stack}`;
 }
 
 /**

@@ -10,7 +10,8 @@ export function describeError(error: unknown): string {
   const text =
     error instanceof Error
       ? [error.name, (error as { code?: unknown }).code, error.message]
-          .filter((part) => part !== undefined)
+          // SDK errors often carry their meaning in a code (Cosmos: the HTTP status) and no message.
+          .filter((part) => part !== undefined && part !== "")
           .join(": ")
       : String(error);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
