@@ -187,6 +187,60 @@ describe("Service Bus stand-in", () => {
     SLOW,
   );
 
+  it(
+    "feeds a receiveAndDelete receiver past 2048 messages, each exactly once, without an error",
+    async () => {
+      const topic = newTopic();
+      standIn.ensureSubscription(topic, "audit");
+      await withClient(async (client) => {
+        const sender = client.createSender(topic);
+        const sent = numbered(5_000, "taken");
+        let next = 0;
+        while (next < sent.length) {
+          const batch = await sender.createMessageBatch();
+          while (next < sent.length && batch.tryAddMessage(sent[next] as ServiceBusMessage)) next++;
+          await sender.sendMessages(batch);
+        }
+        const receiver = client.createReceiver(topic, "audit", { receiveMode: "receiveAndDelete" });
+
+        const received = await receiveAtLeast(receiver, 5_000, 90_000);
+
+        expect(received).toHaveLength(5_000);
+        expect(new Set(ids(received)).size).toBe(5_000);
+        expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 1_000 })).toEqual([]);
+        expect(standIn.topicStats(topic).subscriptions.audit).toEqual({
+          active: 0,
+          locked: 0,
+          completed: 5_000,
+          deadLettered: 0,
+        });
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    "holds back, rather than failing, when a peek-lock receiver's credit exceeds rhea's session window",
+    async () => {
+      const topic = newTopic();
+      standIn.ensureSubscription(topic, "audit");
+      await withClient(async (client) => {
+        const sender = client.createSender(topic);
+        for (let part = 0; part < 6; part++) await sender.sendMessages(numbered(500, `wide-${part}`));
+        const receiver = client.createReceiver(topic, "audit");
+
+        // One receive asking for all 3,000 at once: 2,048 can be in flight unsettled, the rest follow.
+        const first = await receiver.receiveMessages(3_000, { maxWaitTimeInMs: 5_000 });
+        for (const message of first) await receiver.completeMessage(message);
+        const rest = await receiveAndComplete(receiver, 3_000 - first.length);
+
+        expect(first.length).toBeGreaterThan(0);
+        expect(new Set(ids([...first, ...rest])).size).toBe(3_000);
+      });
+    },
+    SLOW,
+  );
+
   it("gives every subscription of a topic its own copy", async () => {
     const topic = newTopic();
     standIn.ensureSubscription(topic, "billing");
@@ -432,6 +486,48 @@ describe("Service Bus stand-in", () => {
     }
   });
 
+  it("sends pre-settled to a link attached with sender settle mode settled, removing each message as it goes", async () => {
+    const topic = newTopic();
+    standIn.ensureSubscription(topic, "audit");
+    await withClient(async (client) => {
+      await client.createSender(topic).sendMessages(numbered(3, "presettled"));
+    });
+    const connection = create_container().connect({
+      host: "127.0.0.1",
+      port: standIn.port,
+      reconnect: false,
+    });
+    try {
+      const settledOnArrival: boolean[] = [];
+      await new Promise<void>((resolve) => {
+        // As the SDK attaches in receiveAndDelete mode; this receiver never sends a disposition.
+        const receiver = connection.open_receiver({
+          source: `${topic}/Subscriptions/audit`,
+          snd_settle_mode: 1,
+          rcv_settle_mode: 0,
+          autoaccept: false,
+          credit_window: 10,
+        });
+        receiver.on("message", (context: EventContext) => {
+          settledOnArrival.push(context.delivery?.remote_settled === true);
+          if (settledOnArrival.length === 3) resolve();
+        });
+      });
+
+      expect(settledOnArrival).toEqual([true, true, true]);
+      expect(standIn.topicStats(topic).subscriptions.audit).toMatchObject({
+        active: 0,
+        locked: 0,
+        completed: 3,
+      });
+    } finally {
+      await new Promise<void>((resolve) => {
+        connection.once("connection_close", () => resolve());
+        connection.close();
+      });
+    }
+  });
+
   it("refuses to receive from a topic address, pointing at subscriptions", async () => {
     const topic = newTopic();
     await withClient(async (client) => {
@@ -524,9 +620,10 @@ async function holdThenDropConnection(port: number, address: string, count: numb
 async function receiveAtLeast(
   receiver: ServiceBusReceiver,
   count: number,
+  timeoutMs = 60_000,
 ): Promise<ServiceBusReceivedMessage[]> {
   const received: ServiceBusReceivedMessage[] = [];
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + timeoutMs;
   while (received.length < count && Date.now() < deadline) {
     received.push(...(await receiver.receiveMessages(count - received.length, { maxWaitTimeInMs: 5_000 })));
   }

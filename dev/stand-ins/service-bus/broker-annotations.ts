@@ -10,7 +10,7 @@ export function deliveredMessage(lock: Lock): Message {
   return withBrokerAnnotations(lock.entry, { "x-opt-locked-until": lock.lockedUntil });
 }
 
-/** The message as `$management` peek returns it: no lock. */
+/** The message as `$management` peek returns it, or a receiveAndDelete receiver gets it: no lock. */
 export function peekedMessage(entry: QueuedMessage): Message {
   return withBrokerAnnotations(entry, {});
 }

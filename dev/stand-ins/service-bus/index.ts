@@ -11,7 +11,8 @@
  *
  * What it does: SASL ANONYMOUS/PLAIN; `$cbs` put-token (every token is granted); topics and
  * subscriptions created on first use (`<topic>/Subscriptions/<name>`, case-insensitive); single,
- * array and batch sends; peek-lock receive with link credit and drain; complete, abandon,
+ * array and batch sends; peek-lock receive with link credit and drain, and receiveAndDelete
+ * (deliveries pre-settled, each message removed as it is sent); complete, abandon,
  * dead-letter, lock expiry and max delivery count; `$management` renew-lock, update-disposition
  * and peek. Two deliberate differences: a receiver that closes or drops returns its locked
  * messages at once (Service Bus waits for the locks to expire), and a topic without

@@ -89,6 +89,13 @@ export class MessageQueue {
     return { token, entry, lockedUntil };
   }
 
+  /** Removes the first waiting message for a receiveAndDelete receiver: completed on receipt, no lock. */
+  take(): QueuedMessage | undefined {
+    const entry = this.available.shift();
+    if (entry !== undefined) this.completed++;
+    return entry;
+  }
+
   isLocked(token: string): boolean {
     return this.locks.has(token);
   }

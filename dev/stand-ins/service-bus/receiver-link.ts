@@ -1,8 +1,15 @@
 import type { Delivery, EventContext, Sender } from "rhea";
-import { deliveredMessage } from "./broker-annotations";
+import { deliveredMessage, peekedMessage } from "./broker-annotations";
 import { newLockToken } from "./lock-token";
 import type { MessageQueue, QueueConsumer } from "./message-queue";
-import { answerEveryDrain, deliveryLimit, type OutcomeName, settleSent } from "./rhea-internals";
+import {
+  agreeToPresettled,
+  answerEveryDrain,
+  deliveryLimit,
+  type OutcomeName,
+  sessionHasRoom,
+  settleSent,
+} from "./rhea-internals";
 
 type Outcome = "complete" | "abandon" | "deadLetter" | "defer";
 
@@ -28,7 +35,8 @@ const DEFER_NOT_SERVED = {
  * The stand-in's end of a client's receiver link on a subscription: peek-lock delivery within
  * the credit the client grants. Each delivery's tag is its lock token. The client's outcome
  * settles the lock (accepted = complete, released or modified = abandon, rejected = dead-letter),
- * and whatever the link still holds when it goes returns to the subscription.
+ * and whatever the link still holds when it goes returns to the subscription. A receiveAndDelete
+ * link instead gets each message pre-settled, removed from the subscription as it is sent.
  */
 export class SubscriptionReceiverLink implements QueueConsumer {
   /** Deliveries whose lock this link holds, by lock token. */
@@ -38,13 +46,17 @@ export class SubscriptionReceiverLink implements QueueConsumer {
   /** Delivery-count slots this side used up: deliveries handed to rhea plus credit drained. */
   private used = 0;
   private closed = false;
+  private readonly deleteOnReceipt: boolean;
 
   constructor(
     private readonly link: Sender,
     private readonly queue: MessageQueue,
   ) {
+    this.deleteOnReceipt = agreeToPresettled(link);
     answerEveryDrain(link);
     link.on("sender_flow", () => this.offer());
+    // rhea's session buffer had no room and has some again.
+    link.on("sendable", () => this.offer());
     link.on("sender_draining", () => this.drain());
     link.on("accepted", (context: EventContext) => this.settle(context, "complete"));
     link.on("released", (context: EventContext) => this.settle(context, "abandon"));
@@ -56,7 +68,14 @@ export class SubscriptionReceiverLink implements QueueConsumer {
 
   offer(): void {
     if (this.closed) return;
-    while (deliveryLimit(this.link) > this.used) {
+    while (deliveryLimit(this.link) > this.used && sessionHasRoom(this.link)) {
+      if (this.deleteOnReceipt) {
+        const entry = this.queue.take();
+        if (entry === undefined) return;
+        this.link.send(peekedMessage(entry));
+        this.used++;
+        continue;
+      }
       const token = newLockToken();
       const lock = this.queue.lockNext(this, token.text);
       if (lock === undefined) return;

@@ -53,6 +53,28 @@ export function answerEveryDrain(sender: Sender): void {
   };
 }
 
+/**
+ * Whether the session can take one more delivery. rhea keeps every delivery it was handed in one
+ * fixed buffer per session (2048 by default) until it is on the wire and settled on both ends,
+ * and throws "circular buffer overflow" on the next one: a client granting more credit than that
+ * must wait for room, which rhea announces with `sendable`.
+ */
+export function sessionHasRoom(sender: Sender): boolean {
+  const session = sender.session as unknown as { outgoing: { available(): number } };
+  return session.outgoing.available() > 0;
+}
+
+/**
+ * A receiveAndDelete receiver attaches with sender settle mode "settled": it settles nothing, so
+ * deliveries must go pre-settled, or they stay in rhea's session buffer for good. Answers the
+ * attach with the same mode, which makes rhea send every delivery of the link settled.
+ */
+export function agreeToPresettled(sender: Sender): boolean {
+  if (sender.snd_settle_mode !== 1) return false;
+  (sender as unknown as { local: { attach: { snd_settle_mode: number } } }).local.attach.snd_settle_mode = 1;
+  return true;
+}
+
 export type OutcomeName = "accepted" | "released" | "modified" | "rejected";
 
 const outcomes = message as unknown as Record<OutcomeName, (fields?: object) => { described(): unknown }>;
