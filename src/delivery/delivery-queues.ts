@@ -38,6 +38,11 @@ export class DeliveryQueues {
     private readonly poisonQueue: QueueClient,
   ) {}
 
+  /** Where poisoned events go, for logs. */
+  get poisonQueueName(): string {
+    return this.poisonQueue.name;
+  }
+
   async scheduleRetry(
     message: Omit<TwinEventsMessage, "events">,
     events: CloudEvent[],

@@ -10,6 +10,12 @@ export interface EndpointDeliveryResult {
   failed: CloudEvent[];
   /** Why the last send failed, secrets removed; set when anything failed. */
   lastError?: string;
+  /** The class of that error (its `name`, e.g. ServiceBusError), for logs; set when anything failed. */
+  lastErrorName?: string;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name || error.constructor.name : typeof error;
 }
 
 /** Fills one batch from the front of `events`; returns it and how many events it took. */
@@ -44,6 +50,7 @@ export async function deliverToEndpoint(
   const delivered: CloudEvent[] = [];
   let remaining = events;
   let lastError: string | undefined;
+  let lastErrorName: string | undefined;
   while (remaining.length > 0) {
     try {
       const sender = pool.sender(connections[preferred] as string, endpoint.topic);
@@ -54,10 +61,13 @@ export async function deliverToEndpoint(
       failuresInARow = 0;
     } catch (error) {
       lastError = describeError(error);
+      lastErrorName = errorName(error);
       failuresInARow++;
       if (failuresInARow >= connections.length) break;
       preferred = (preferred + 1) % connections.length;
     }
   }
-  return remaining.length === 0 ? { delivered, failed: [] } : { delivered, failed: remaining, lastError };
+  return remaining.length === 0
+    ? { delivered, failed: [] }
+    : { delivered, failed: remaining, lastError, lastErrorName };
 }

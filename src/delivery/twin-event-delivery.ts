@@ -6,7 +6,8 @@ import { describeError } from "../shared/describe-error";
 import { type BackoffPolicy, backoffSeconds } from "./backoff";
 import type { DeadLetterReason, DeadLetterWriter } from "./dead-letter-writer";
 import { type DeliveryCounters, emptyCounters } from "./delivery-counters";
-import type { DeliveryQueues } from "./delivery-queues";
+import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
+import type { DeliveryQueues, PoisonRecord } from "./delivery-queues";
 import type { EndpointCache } from "./endpoint-cache";
 import { deliverToEndpoint } from "./endpoint-delivery";
 import type { SenderPool } from "./sender-pool";
@@ -29,12 +30,20 @@ export interface DeliveryDependencies {
 /** Dead-letter blobs written at once for one endpoint. */
 const DEAD_LETTER_CONCURRENCY = 16;
 
+/** One invocation: what became of its events, and where to say so. */
+interface Invocation {
+  counters: DeliveryCounters;
+  logger: DeliveryLogger;
+}
+
 /**
  * Delivers the events of one queue message to every endpoint of their instance, and decides the
  * fate of whatever one endpoint did not take: a retry message for that endpoint alone (so no
  * endpoint that took an event is sent it again), or, once attempts or time run out, the dead-letter
  * container, or when that is impossible the poison queue. Every event ends counted in one of
- * delivered, retried, dead-lettered, poisoned or discarded; nothing is dropped silently.
+ * delivered, retried, dead-lettered, poisoned or discarded; nothing is dropped silently. Each
+ * retry scheduled, each event dead-lettered and each event poisoned is also logged, with where it
+ * went (the blob, or the poison queue) and never a secret.
  *
  * Throwing is kept for faults before anything was sent (the endpoint lookup): the host then
  * retries the whole message.
@@ -46,8 +55,9 @@ export class TwinEventDelivery {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async handle(message: unknown): Promise<DeliveryCounters> {
+  async handle(message: unknown, logger: DeliveryLogger = silentLogger): Promise<DeliveryCounters> {
     const counters = emptyCounters();
+    const run: Invocation = { counters, logger };
     const parsed = twinEventsMessageSchema.safeParse(message);
     if (!parsed.success) {
       const detail = parsed.error.issues
@@ -56,20 +66,24 @@ export class TwinEventDelivery {
         .join("; ");
       await this.deps.queues.poisonMessage({ reason: "InvalidMessage", detail }, message);
       counters.poisoned += 1;
+      logger.error(
+        logLine("twin events message poisoned:", {
+          reason: "InvalidMessage",
+          queue: this.deps.queues.poisonQueueName,
+          detail,
+        }),
+      );
       return counters;
     }
     const twinsMessage = parsed.data;
     const instance = parseTwinsInstanceId(twinsMessage.twinsInstanceId);
     if (!instance) {
-      await this.deps.queues.poisonEvents(
-        {
-          reason: "UnknownInstance",
-          detail: "twinsInstanceId is not a digital twins instance id",
-          twinsInstanceId: twinsMessage.twinsInstanceId,
-        },
-        twinsMessage.events,
-      );
-      counters.poisoned += twinsMessage.events.length;
+      const record: PoisonRecord = {
+        reason: "UnknownInstance",
+        detail: "twinsInstanceId is not a digital twins instance id",
+        twinsInstanceId: twinsMessage.twinsInstanceId,
+      };
+      await this.poison(run, record, twinsMessage.events);
       return counters;
     }
     const retryFor = twinsMessage.retry?.endpointName.toLowerCase();
@@ -82,20 +96,18 @@ export class TwinEventDelivery {
       return counters;
     }
     const receivedAt = twinsMessage.receivedAt ?? this.now().toISOString();
-    await Promise.all(
-      endpoints.map((endpoint) => this.deliverTo(endpoint, twinsMessage, receivedAt, counters)),
-    );
+    await Promise.all(endpoints.map((endpoint) => this.deliverTo(run, endpoint, twinsMessage, receivedAt)));
     return counters;
   }
 
   private async deliverTo(
+    run: Invocation,
     endpoint: DeliveryEndpoint,
     message: TwinEventsMessage,
     receivedAt: string,
-    counters: DeliveryCounters,
   ): Promise<void> {
     const result = await deliverToEndpoint(this.deps.senders, endpoint, message.events);
-    counters.delivered += result.delivered.length;
+    run.counters.delivered += result.delivered.length;
     if (result.failed.length === 0) return;
     const { maxAttempts, ttlSeconds, backoff } = this.deps.settings;
     const attempt = (message.retry?.attempt ?? 0) + 1;
@@ -103,13 +115,7 @@ export class TwinEventDelivery {
     const ageSeconds = (this.now().getTime() - Date.parse(receivedAt)) / 1000;
     if (attempt >= maxAttempts || ageSeconds >= ttlSeconds) {
       const reason = attempt >= maxAttempts ? "MaxDeliveryAttemptsExceeded" : "TtlExpired";
-      await this.deadLetter(
-        endpoint,
-        message,
-        result.failed,
-        { reason, attempts: attempt, lastError },
-        counters,
-      );
+      await this.deadLetter(run, endpoint, message, result.failed, { reason, attempts: attempt, lastError });
       return;
     }
     // The last retry happens at the TTL at the latest, not a full backoff past it.
@@ -123,15 +129,26 @@ export class TwinEventDelivery {
       result.failed,
       delay,
     );
-    counters.retried += result.failed.length;
+    run.counters.retried += result.failed.length;
+    run.logger.warn(
+      logLine("twin events delivery failed, retry scheduled:", {
+        instance: message.twinsInstanceId,
+        endpoint: endpoint.name,
+        events: result.failed.length,
+        attempt,
+        error: result.lastErrorName ?? "Error",
+        nextRetryAt: new Date(this.now().getTime() + delay * 1000).toISOString(),
+        lastError,
+      }),
+    );
   }
 
   private async deadLetter(
+    run: Invocation,
     endpoint: DeliveryEndpoint,
     message: TwinEventsMessage,
     events: CloudEvent[],
     why: DeadLetterReason,
-    counters: DeliveryCounters,
   ): Promise<void> {
     const record = {
       twinsInstanceId: message.twinsInstanceId,
@@ -140,15 +157,8 @@ export class TwinEventDelivery {
       lastError: why.lastError,
     };
     if (endpoint.secrets.deadLetterStorageSecret === undefined) {
-      await this.deps.queues.poisonEvents(
-        {
-          ...record,
-          reason: "NoDeadLetterSecret",
-          detail: `${why.reason}, and the endpoint has no deadLetterStorageSecret`,
-        },
-        events,
-      );
-      counters.poisoned += events.length;
+      const detail = `${why.reason}, and the endpoint has no deadLetterStorageSecret`;
+      await this.poison(run, { ...record, reason: "NoDeadLetterSecret", detail }, events);
       return;
     }
     const at = this.now();
@@ -158,8 +168,19 @@ export class TwinEventDelivery {
       await Promise.all(
         events.slice(start, start + DEAD_LETTER_CONCURRENCY).map(async (event) => {
           try {
-            await this.deps.deadLetters.write(endpoint, event, why, at);
-            counters.deadLettered++;
+            const place = await this.deps.deadLetters.write(endpoint, event, why, at);
+            run.counters.deadLettered++;
+            run.logger.warn(
+              logLine("twin event dead-lettered:", {
+                instance: message.twinsInstanceId,
+                endpoint: endpoint.name,
+                event: event.id,
+                reason: why.reason,
+                attempts: why.attempts,
+                container: place.container,
+                blob: place.blobName,
+              }),
+            );
           } catch (error) {
             unwritten.push(event);
             writeError = describeError(error);
@@ -168,15 +189,26 @@ export class TwinEventDelivery {
       );
     }
     if (unwritten.length > 0) {
-      await this.deps.queues.poisonEvents(
-        {
-          ...record,
-          reason: "DeadLetterWriteFailed",
-          detail: `${why.reason}; the dead-letter write failed: ${writeError}`,
-        },
-        unwritten,
+      const detail = `${why.reason}; the dead-letter write failed: ${writeError}`;
+      await this.poison(run, { ...record, reason: "DeadLetterWriteFailed", detail }, unwritten);
+    }
+  }
+
+  /** Puts events on the poison queue with the reason, then counts and logs each. */
+  private async poison(run: Invocation, record: PoisonRecord, events: CloudEvent[]): Promise<void> {
+    await this.deps.queues.poisonEvents(record, events);
+    run.counters.poisoned += events.length;
+    for (const event of events) {
+      run.logger.error(
+        logLine("twin event poisoned:", {
+          instance: record.twinsInstanceId,
+          endpoint: record.endpointName,
+          event: event.id,
+          reason: record.reason,
+          queue: this.deps.queues.poisonQueueName,
+          detail: record.detail,
+        }),
       );
-      counters.poisoned += unwritten.length;
     }
   }
 }

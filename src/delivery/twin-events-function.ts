@@ -7,7 +7,7 @@ export const twinEventsFunction: QueueFunctionDefinition = {
   queueName: (config) => config.TWIN_EVENTS_QUEUE,
   connection: "AzureWebJobsStorage",
   handler: async (message, context, { delivery }) => {
-    const counters = await delivery.handle(message);
+    const counters = await delivery.handle(message, context);
     context.log(`twin events: ${formatCounters(counters)}`);
   },
 };

@@ -1,6 +1,6 @@
 import { QueueClient } from "@azure/storage-queue";
 import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
-import { deadLetterBlobName } from "../../src/delivery/dead-letter-writer";
+import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import { closedPort } from "../support/closed-port";
 import {
   cloudEvent,

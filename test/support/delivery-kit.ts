@@ -13,7 +13,7 @@ export function twinsInstance(name: string): string {
 }
 
 export function cloudEvent(id: string, data: unknown = { id }) {
-  return { id, source: "/twins/test", specversion: "1.0", type: "Twin.Update", data };
+  return { id, source: "/twins/test", specversion: "1.0" as const, type: "Twin.Update", data };
 }
 
 export async function createEndpoint(

@@ -1,5 +1,5 @@
 import { backoffSeconds } from "../../src/delivery/backoff";
-import { deadLetterBlobName } from "../../src/delivery/dead-letter-writer";
+import { logLine } from "../../src/delivery/delivery-log";
 import { toServiceBusMessage } from "../../src/delivery/service-bus-message";
 import type { CloudEvent } from "../../src/events/cloud-event";
 import { describeError } from "../../src/shared/describe-error";
@@ -69,17 +69,23 @@ describe("backoffSeconds", () => {
   });
 });
 
-describe("deadLetterBlobName", () => {
-  it("is {endpoint}/{yyyy}/{MM}/{dd}/{HH}/{eventId}.json in UTC, zero-padded", () => {
-    expect(deadLetterBlobName("orders", "evt-1", new Date("2026-03-04T05:59:59.999Z"))).toBe(
-      "orders/2026/03/04/05/evt-1.json",
+describe("logLine", () => {
+  it("writes strings JSON-quoted and numbers bare, leaving out undefined fields", () => {
+    expect(logLine("twin event dead-lettered:", { event: "evt-1", attempts: 3, container: undefined })).toBe(
+      'twin event dead-lettered: event="evt-1" attempts=3',
     );
   });
 
-  it("keeps an event id from adding folders", () => {
-    expect(deadLetterBlobName("orders", "a/b\\c", new Date("2026-12-31T23:00:00Z"))).toBe(
-      "orders/2026/12/31/23/a_b_c.json",
-    );
+  it("keeps an id with quotes, spaces or line breaks from breaking the line or forging a field", () => {
+    const line = logLine("twin event poisoned:", { event: 'x" reason="Forged\nsecond line', reason: "Real" });
+    expect(line).toBe('twin event poisoned: event="x\\" reason=\\"Forged\\nsecond line" reason="Real"');
+    expect(line).not.toContain("\n");
+  });
+
+  it("masks anything shaped like a secret", () => {
+    const line = logLine("x:", { detail: "https://a/b?sv=1&sig=abc%2Fdef and SharedAccessKey=k3y" });
+    expect(line).not.toContain("abc%2Fdef");
+    expect(line).not.toContain("k3y");
   });
 });
 
