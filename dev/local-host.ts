@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import { type HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { QueueFunctionDefinition } from "../src/events/queue-function";
+import { methodNotAllowedHandler } from "../src/http/method-not-allowed";
 import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
 import type { RouteDefinition, RouteHandler } from "../src/http/route";
 import { withHttpConventions } from "../src/http/with-conventions";
 import type { Services } from "../src/services";
 import {
   InvalidRequestContent,
-  MethodNotAllowed,
   type PayloadTooLarge,
   ResourceNotFound,
   Unauthorized,
@@ -17,8 +17,10 @@ import {
 import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
 import { isAuthorized, type LocalKeys } from "./key-check";
+import { requestAsReceived } from "./local-request";
 import { type QueueTrigger, startQueueTrigger } from "./queue-trigger";
 import { RouteMatcher } from "./route-matcher";
+import { serveBareSocketRequests } from "./socket-requests";
 
 export interface LocalHostOptions {
   routes: readonly RouteDefinition[];
@@ -50,17 +52,19 @@ function failWith(error: Error): RouteHandler {
 class BodyTooLarge extends Error {}
 
 /**
- * The request's URL from its Host header and origin-form target. The target is appended, not
- * resolved, so `//other.example/x` stays a path on this host instead of naming another host.
+ * The request's URL: the origin-form target on the address the host listens on. Never on the
+ * Host header, which the caller chooses: handlers build links from this URL. The Host header is
+ * still checked, as the Functions host (Kestrel) refuses a malformed one. The target is appended,
+ * not resolved, so `//other.example/x` stays a path on this host instead of naming another host.
  */
-function requestUrl(incoming: http.IncomingMessage): URL | undefined {
+function requestUrl(incoming: http.IncomingMessage, origin: string): URL | undefined {
   const target = incoming.url ?? "/";
   const host = incoming.headers.host ?? "127.0.0.1";
   // A host name or address with an optional port, nothing else (no credentials, no path).
   if (!target.startsWith("/") || !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))
     return undefined;
   try {
-    return new URL(`http://${host}${target}`);
+    return new URL(`${origin}${target}`);
   } catch {
     return undefined;
   }
@@ -123,6 +127,8 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   const matcher = new RouteMatcher(options.routes, options.routePrefix);
   const log = options.log ?? consoleLogger;
   const services = () => options.services;
+  /** Where the host listens: request URLs, and so the links handlers build, are based on it. */
+  let origin = "http://127.0.0.1";
 
   async function invoke(
     incoming: http.IncomingMessage,
@@ -132,8 +138,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     params: Record<string, string>,
     body: Buffer | undefined,
   ): Promise<HttpResponseInit> {
-    const request = new HttpRequest({
-      method: incoming.method ?? "GET",
+    const request = requestAsReceived(incoming.method ?? "GET", {
       url: url.toString(),
       headers: headerRecord(incoming),
       query: Object.fromEntries(url.searchParams.entries()),
@@ -149,23 +154,25 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   }
 
   async function handle(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
-    const url = requestUrl(incoming);
+    const url = requestUrl(incoming, origin);
     if (!url) {
       const error = new InvalidRequestContent("The request target or the Host header is not valid.", "Host");
       writeResponse(
         outgoing,
-        await invoke(incoming, new URL("http://127.0.0.1/"), "host", failWith(error), {}, undefined),
+        await invoke(incoming, new URL(`${origin}/`), "host", failWith(error), {}, undefined),
       );
       return;
     }
-    const method = (incoming.method ?? "GET").toUpperCase();
+    const method = incoming.method ?? "GET";
     const result = matcher.match(method, url.pathname);
-    if (result.kind !== "matched") {
-      const error =
-        result.kind === "not-found"
-          ? new ResourceNotFound(`No route matches '${url.pathname}'.`)
-          : new MethodNotAllowed(`The method ${method} is not allowed on '${url.pathname}'.`);
+    if (result.kind === "not-found") {
+      const error = new ResourceNotFound(`No route matches '${url.pathname}'.`);
       writeResponse(outgoing, await invoke(incoming, url, "host", failWith(error), {}, undefined));
+      return;
+    }
+    if (result.kind === "method-not-allowed") {
+      const handler = methodNotAllowedHandler(result.allowed);
+      writeResponse(outgoing, await invoke(incoming, url, "host", handler, {}, undefined));
       return;
     }
     const { route, params } = result.match;
@@ -193,14 +200,17 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     writeResponse(outgoing, await invoke(incoming, url, route.name, route.handler, params, body));
   }
 
-  const server = http.createServer((incoming, outgoing) => {
+  function serve(incoming: http.IncomingMessage, outgoing: http.ServerResponse): void {
     handle(incoming, outgoing).catch((error: unknown) => {
       log("error", "host", `unhandled failure: ${(error as Error).message}`);
       if (!outgoing.headersSent) outgoing.statusCode = 500;
       outgoing.end();
     });
-  });
+  }
+
+  const server = http.createServer(serve);
   server.keepAliveTimeout = 5000;
+  serveBareSocketRequests(server, serve);
 
   let triggers: QueueTrigger[] = [];
 
@@ -230,7 +240,8 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
         server.listen(port, host, () => {
           server.off("error", reject);
           const address = server.address() as AddressInfo;
-          resolve(`http://${host}:${address.port}`);
+          origin = `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
+          resolve(origin);
         });
       });
       await startTriggers();

@@ -1,3 +1,4 @@
+import { methodsOf } from "../src/http/method-not-allowed";
 import type { RouteDefinition } from "../src/http/route";
 
 export interface RouteMatch {
@@ -7,7 +8,8 @@ export interface RouteMatch {
 
 export type MatchResult =
   | { kind: "matched"; match: RouteMatch }
-  | { kind: "method-not-allowed" }
+  /** `allowed`: every method the routes matching the path take, for the Allow header. */
+  | { kind: "method-not-allowed"; allowed: string[] }
   | { kind: "not-found" };
 
 interface CompiledRoute {
@@ -22,7 +24,8 @@ function splitPath(pathname: string): string[] {
 /**
  * Matches request paths against Functions route templates the way the host does: literal
  * segments compare case-insensitively, `{name}` captures one decoded segment, and a literal
- * beats a parameter when both would match.
+ * beats a parameter when both would match. Methods compare case-sensitively (RFC 9110 §9.1:
+ * `get` is not GET).
  */
 export class RouteMatcher {
   private readonly compiled: CompiledRoute[];
@@ -54,7 +57,12 @@ export class RouteMatcher {
       .sort((a, b) => literalCount(b.compiled) - literalCount(a.compiled));
     if (candidates.length === 0) return { kind: "not-found" };
     const chosen = candidates.find((candidate) => candidate.compiled.route.methods.includes(method as never));
-    if (!chosen) return { kind: "method-not-allowed" };
+    if (!chosen) {
+      return {
+        kind: "method-not-allowed",
+        allowed: methodsOf(candidates.map((candidate) => candidate.compiled.route)),
+      };
+    }
     return { kind: "matched", match: { route: chosen.compiled.route, params: chosen.params } };
   }
 

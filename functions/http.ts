@@ -1,4 +1,5 @@
 import { app } from "@azure/functions";
+import { methodNotAllowedFunctions } from "../src/http/method-not-allowed";
 import { routes } from "../src/http/routes";
 import { withHttpConventions } from "../src/http/with-conventions";
 import { services } from "./lib/services";
@@ -9,5 +10,15 @@ for (const route of routes) {
     route: route.route,
     authLevel: route.authLevel,
     handler: withHttpConventions(route.handler, () => services),
+  });
+}
+
+// The host answers a method no function of a route takes with a bare 404: these answer 405 with Allow.
+for (const companion of methodNotAllowedFunctions(routes)) {
+  app.http(companion.name, {
+    methods: companion.methods,
+    route: companion.route,
+    authLevel: "anonymous",
+    handler: withHttpConventions(companion.handler, () => services),
   });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { buildOpenApiDocument } from "./openapi";
+import { publicBaseUrl } from "./public-url";
 import type { RouteDefinition } from "./route";
 
 /** GET /openapi.json (anonymous): the description of `routes()`, built once per process. */
@@ -19,9 +20,10 @@ export function openApiRoutes(routes: () => readonly RouteDefinition[]): RouteDe
         ],
         errors: [],
       },
-      handler: async (request) => {
+      handler: async (request, _context, services) => {
         document ??= buildOpenApiDocument(routes());
-        return { status: 200, jsonBody: { ...document, servers: [{ url: new URL(request.url).origin }] } };
+        const servers = [{ url: publicBaseUrl(request, services.config) }];
+        return { status: 200, jsonBody: { ...document, servers } };
       },
     },
   ];

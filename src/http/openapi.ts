@@ -6,7 +6,7 @@ import type { RouteDefinition, RouteDoc } from "./route";
 type JsonObject = Record<string, unknown>;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "InvalidRequestContent (details list every failing field) or InvalidApiVersionParameter",
+  400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, RFC 7493, is refused too) or InvalidApiVersionParameter",
   401: "Unauthorized: no key, or a wrong one",
   404: "ResourceNotFound",
   409: "QuotaExceeded",
@@ -159,7 +159,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
       version: "2026-11-01",
       description:
         "AuthenticationProfile and QueueEndpoint resources, twin event ingest, and the ClusterAssessment lookup. " +
-        "A resource's URL path is its id. Field names are camelCase; their snake_case spellings are accepted too.",
+        "A resource's URL path is its id. Field names are camelCase; their snake_case spellings are accepted too. " +
+        "A method a path does not list here answers 405 MethodNotAllowed, with an Allow header naming the methods it takes.",
     },
     ...(serverUrl && { servers: [{ url: serverUrl }] }),
     tags: [...new Set(routes.map((route) => route.doc.tag))].map((name) => ({ name })),

@@ -1,6 +1,8 @@
 import type { HttpRequest } from "@azure/functions";
+import type { AppConfig } from "../config";
 import { InvalidRequestContent } from "../shared/errors";
 import { InvalidContinuationToken, type Page, type PageRequest } from "../shared/page";
+import { publicRequestUrl } from "./public-url";
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -41,16 +43,21 @@ function isJson(text: string): boolean {
   }
 }
 
-/** The link to the next page: the request's own URL with the new token, minus any key in `code`. */
-export function nextLink(request: HttpRequest, continuation: string): string {
-  const url = new URL(request.url);
+type LinkConfig = Pick<AppConfig, "PUBLIC_BASE_URL">;
+
+/**
+ * The link to the next page: the request's own path and query under the public base URL (never
+ * the request's Host), with the new token, minus any key in `code`.
+ */
+export function nextLink(request: HttpRequest, continuation: string, config: LinkConfig): string {
+  const url = publicRequestUrl(request, config);
   url.searchParams.delete("code");
   url.searchParams.set("$skipToken", Buffer.from(continuation, "utf8").toString("base64url"));
   return url.toString();
 }
 
-export function listBody<T>(request: HttpRequest, page: Page<T>): ListBody<T> {
+export function listBody<T>(request: HttpRequest, page: Page<T>, config: LinkConfig): ListBody<T> {
   return page.continuation === undefined
     ? { value: page.items }
-    : { value: page.items, nextLink: nextLink(request, page.continuation) };
+    : { value: page.items, nextLink: nextLink(request, page.continuation, config) };
 }

@@ -1,6 +1,6 @@
 import type { HttpRequest } from "@azure/functions";
 import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../shared/errors";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json-depth";
+import { describePointer, type JsonRefusal, parseStrictJson } from "../shared/strict-json";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -15,7 +15,10 @@ export function payloadTooLarge(): PayloadTooLarge {
   return new PayloadTooLarge(`The request body exceeds the limit of ${MAX_BODY_BYTES} bytes.`);
 }
 
-/** Reads a write request's JSON body: 413 over 1 MiB, 415 for a non-JSON content type, 400 when empty or not JSON. */
+/**
+ * Reads a write request's JSON body: 413 over 1 MiB, 415 for a non-JSON content type, 400 when
+ * empty, not JSON, nested too deep, or repeating a member name (I-JSON, RFC 7493).
+ */
 export async function readJsonBody(request: HttpRequest): Promise<unknown> {
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
   if (declaredLength > MAX_BODY_BYTES) throw payloadTooLarge();
@@ -28,16 +31,25 @@ export async function readJsonBody(request: HttpRequest): Promise<unknown> {
     );
   }
   if (bytes.byteLength === 0) throw new InvalidRequestContent("The request body is required.");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString("utf8"));
-  } catch (error) {
-    throw new InvalidRequestContent(`The request body is not valid JSON: ${(error as Error).message}`);
+  const result = parseStrictJson(bytes.toString("utf8"));
+  if (!result.ok) throw refusalError(result.refusal);
+  return result.value;
+}
+
+function refusalError(refusal: JsonRefusal): InvalidRequestContent {
+  switch (refusal.reason) {
+    case "syntax":
+      return new InvalidRequestContent(`The request body is not valid JSON: ${refusal.message}.`);
+    case "too-deep":
+      return new InvalidRequestContent(`The request body nests deeper than ${refusal.maxDepth} levels.`);
+    case "duplicate-member": {
+      const pointer = describePointer(refusal.pointer);
+      return new InvalidRequestContent(
+        `The request body has the member '${pointer}' more than once; member names must be unique (RFC 7493).`,
+        pointer,
+      );
+    }
   }
-  if (nestsDeeperThan(parsed)) {
-    throw new InvalidRequestContent(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
-  }
-  return parsed;
 }
 
 /** As readJsonBody, and the body must be a JSON object. */

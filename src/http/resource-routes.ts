@@ -93,7 +93,7 @@ export function resourceRoutes<CollectionPath, ItemPath, Resource, Put, Patch>(
         checkApiVersion(request, spec.apiVersions);
         const path = parseOrThrow(spec.collectionPath, request.params);
         const page = await spec.service(services).list(path, readPageRequest(request));
-        return jsonResponse(200, listBody(request, page));
+        return jsonResponse(200, listBody(request, page, services.config));
       },
     },
     {

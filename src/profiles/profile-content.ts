@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json-depth";
+import { describePointer, parseStrictJson } from "../shared/strict-json";
 
 /**
  * Keys that would put a credential into a profile; a profile names how to authenticate, it must
@@ -36,16 +36,18 @@ function findCredentialKey(value: unknown): string | undefined {
 
 /** Why the content is not acceptable, or undefined when it is. Never quotes a value. */
 export function contentProblem(content: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(content);
-  } catch {
-    return "must be a JSON object serialized as a string, but it is not valid JSON";
+  const result = parseStrictJson(content);
+  if (!result.ok) {
+    const { refusal } = result;
+    if (refusal.reason === "syntax")
+      return "must be a JSON object serialized as a string, but it is not valid JSON";
+    if (refusal.reason === "too-deep") return `must not nest deeper than ${refusal.maxDepth} levels`;
+    return `must not repeat a member name (RFC 7493), but it has '${describePointer(refusal.pointer)}' more than once`;
   }
+  const parsed = result.value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return "must be a JSON object serialized as a string";
   }
-  if (nestsDeeperThan(parsed)) return `must not nest deeper than ${MAX_JSON_DEPTH} levels`;
   const credentialKey = findCredentialKey(parsed);
   if (credentialKey !== undefined) {
     return `must not carry credentials, but it has the key '${credentialKey}'`;

@@ -81,12 +81,10 @@ describe("routing", () => {
     await expectArmError(await host.request("/no/such/path"), 404, "ResourceNotFound");
   });
 
-  it("answers 405 MethodNotAllowed for a method a route does not take", async () => {
-    await expectArmError(
-      await host.request("/authenticationProfiles/x", { method: "POST", body: profileBody }),
-      405,
-      "MethodNotAllowed",
-    );
+  it("answers 405 MethodNotAllowed, with Allow, for a method a route does not take", async () => {
+    const response = await host.request("/authenticationProfiles/x", { method: "POST", body: profileBody });
+    await expectArmError(response, 405, "MethodNotAllowed");
+    expect(response.headers.get("allow")).toBe("GET, PUT, DELETE, PATCH");
   });
 
   it("matches the route's literal segments case-insensitively", async () => {

@@ -40,6 +40,12 @@ it("is OpenAPI 3.1, served without a key, naming the server it was fetched from"
   });
 });
 
+it("says what a method a path does not list answers, and that repeated JSON names are refused", () => {
+  expect(document.info.description).toMatch(/405 MethodNotAllowed, with an Allow header/);
+  const put = document.paths["/authenticationProfiles/{authenticationProfileName}"].put;
+  expect(put.responses["400"].description).toMatch(/repeats a member name/);
+});
+
 it("describes every route of the table, with its method, parameters and auth level", () => {
   for (const route of routes) {
     for (const method of route.methods) {

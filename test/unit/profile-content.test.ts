@@ -46,3 +46,31 @@ describe("deeply nested content", () => {
     expect(contentProblem(deep)).toMatch(/nest deeper than/);
   });
 });
+
+describe("duplicate member names (RFC 7493)", () => {
+  it("refuses a credential hidden by a later copy of its parent member", () => {
+    const problem = contentProblem('{"conn":{"Password":"hunter2"},"conn":1}');
+    expect(problem).toMatch(/more than once/);
+    expect(problem).toContain("/conn");
+    expect(problem).not.toContain("hunter2");
+  });
+
+  it("refuses a name spelled once plainly and once with escapes", () => {
+    expect(contentProblem('{"Password":"a","Pass\\u0077ord":"b"}')).toMatch(/more than once/);
+    expect(contentProblem('{"x":[{"\\ud83d\\ude00":1,"😀":2}]}')).toContain("/x/0/😀");
+  });
+
+  it("refuses __proto__ twice, and finds a credential under a single __proto__", () => {
+    expect(contentProblem('{"__proto__":{},"__proto__":{"a":1}}')).toMatch(/more than once/);
+    expect(contentProblem('{"__proto__":{"Password":"x"}}')).toContain("'Password'");
+    expect(({} as Record<string, unknown>).Password).toBeUndefined();
+  });
+});
+
+describe("credential keys that differ only by case", () => {
+  it("are not duplicates, but each spelling is a credential", () => {
+    expect(contentProblem('{"password":"a","PASSWORD":"b"}')).toMatch(/must not carry credentials/);
+    expect(contentProblem('{"PaSsWoRd":"a"}')).toMatch(/must not carry credentials/);
+    expect(contentProblem('{"Pass\\u0057ORD":"a"}')).toContain("'PassWORD'");
+  });
+});

@@ -54,3 +54,51 @@ describe("deeply nested JSON", () => {
     await expect(readJsonBody(request(over))).rejects.toBeInstanceOf(InvalidRequestContent);
   });
 });
+
+describe("duplicate member names (RFC 7493)", () => {
+  async function refusal(body: string): Promise<InvalidRequestContent> {
+    const error = await readJsonBody(request(body)).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(InvalidRequestContent);
+    return error as InvalidRequestContent;
+  }
+
+  it("refuses a body with a member twice, naming it by its JSON pointer", async () => {
+    const error = await refusal('{"conn":{"Password":"hunter2"},"conn":1}');
+    expect(error.target).toBe("/conn");
+    expect(error.message).toContain("/conn");
+    expect(error.message).not.toContain("hunter2");
+  });
+
+  it("sees through escapes: Pass\\u0077ord and Password are the same name", async () => {
+    const error = await refusal('{"a":{"Password":"x","Pass\\u0077ord":"y"}}');
+    expect(error.target).toBe("/a/Password");
+  });
+
+  it("finds duplicates in objects inside arrays", async () => {
+    const error = await refusal('{"events":[{"id":"1"},{"id":"2","id":"3"}]}');
+    expect(error.target).toBe("/events/1/id");
+  });
+
+  it("refuses __proto__ twice", async () => {
+    expect((await refusal('{"__proto__":{},"__proto__":{"x":1}}')).target).toBe("/__proto__");
+  });
+
+  it("accepts the same name in sibling objects and names that differ by case", async () => {
+    await expect(readJsonBody(request('[{"a":1},{"a":2}]'))).resolves.toEqual([{ a: 1 }, { a: 2 }]);
+    await expect(readJsonBody(request('{"Password":1,"password":2}'))).resolves.toEqual({
+      Password: 1,
+      password: 2,
+    });
+  });
+});
+
+describe("a body that is not JSON", () => {
+  it("is refused without quoting the body back", async () => {
+    const error = await readJsonBody(request('{"key":s3cr3t}')).catch((thrown: unknown) => thrown as Error);
+    expect(error).toBeInstanceOf(InvalidRequestContent);
+    expect((error as Error).message).not.toContain("s3cr3t");
+  });
+});

@@ -31,10 +31,27 @@ describe("RouteMatcher", () => {
     expect(result.kind === "matched" && result.match.route.name).toBe("special");
   });
 
-  it("tells a wrong method from an unknown path", () => {
-    expect(matcher.match("DELETE", "/things/x").kind).toBe("method-not-allowed");
+  it("tells a wrong method from an unknown path, listing what the path takes", () => {
+    expect(matcher.match("DELETE", "/things/x")).toEqual({
+      kind: "method-not-allowed",
+      allowed: ["GET", "PUT"],
+    });
+    expect(matcher.match("TRACE", "/things")).toEqual({ kind: "method-not-allowed", allowed: ["GET"] });
     expect(matcher.match("GET", "/nothing/here").kind).toBe("not-found");
     expect(matcher.match("GET", "/things/%E0%A4%A").kind).toBe("not-found");
+  });
+
+  it("lists the methods of every template that matches the path", () => {
+    // PUT /things/special is served by things/{name}; the literal route alone takes only GET.
+    expect(matcher.match("PUT", "/things/special").kind).toBe("matched");
+    expect(matcher.match("DELETE", "/things/special")).toEqual({
+      kind: "method-not-allowed",
+      allowed: ["GET", "PUT"],
+    });
+  });
+
+  it("compares methods case-sensitively (RFC 9110 §9.1)", () => {
+    expect(matcher.match("get", "/things")).toEqual({ kind: "method-not-allowed", allowed: ["GET"] });
   });
 
   it("applies the route prefix", () => {

@@ -1,0 +1,41 @@
+import { requestAsReceived } from "../../dev/local-request";
+import { readRequestHead } from "../../dev/unparsed-request";
+
+describe("requestAsReceived", () => {
+  it.each(["TRACE", "CONNECT", "TRACK", "get", "patch", "FOO"])("reports %s as received", (method) => {
+    const request = requestAsReceived(method, { url: "http://127.0.0.1/x" });
+    expect(request.method).toBe(method);
+    expect(request.url).toBe("http://127.0.0.1/x");
+  });
+
+  it("keeps the body of an ordinary request", async () => {
+    const request = requestAsReceived("PUT", { url: "http://127.0.0.1/x", body: { string: "{}" } });
+    expect(await request.text()).toBe("{}");
+  });
+});
+
+describe("readRequestHead", () => {
+  it("reads the method, target and headers Node's parser refused", () => {
+    const packet = Buffer.from(
+      "get /a?b=1 HTTP/1.1\r\nHost: x\r\nX-Ms-Correlation-Request-Id:  c-1 \r\nA: 1\r\na: 2\r\n\r\n",
+    );
+    expect(readRequestHead(packet, 0)).toEqual({
+      method: "get",
+      target: "/a?b=1",
+      headers: { host: "x", "x-ms-correlation-request-id": "c-1", a: "1, 2" },
+    });
+  });
+
+  it("finds the refused request after an earlier one of a pipelined packet", () => {
+    const first = "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n";
+    const packet = Buffer.from(`${first}FOO /b HTTP/1.1\r\nHost: y\r\n\r\n`);
+    expect(readRequestHead(packet, first.length + 1)).toMatchObject({ method: "FOO", target: "/b" });
+  });
+
+  it.each(["\u0000\u0001garbage", "FOO /a HTTP/2.0\r\n\r\n", "FOO\r\n\r\n", "FO O /a HTTP/1.1\r\n\r\n"])(
+    "gives up on %j",
+    (text) => {
+      expect(readRequestHead(Buffer.from(text), 0)).toBeUndefined();
+    },
+  );
+});
