@@ -81,6 +81,8 @@ export async function startBenchStack(
       SECRETS_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       ENDPOINTS_PER_INSTANCE_MAX: "50",
       AUTH_PROFILE_MAX_COUNT: "100000",
+      // Endpoints point at the Service Bus stand-in and Azurite, on loopback.
+      ALLOW_LOOPBACK_ENDPOINTS: "true",
       ...settings,
     });
     const services = createServices(config);

@@ -142,6 +142,10 @@ export function planStack(input: Settings): StackPlan {
   plan.ports.push({ variable: "SERVICEBUS_PORT", port: plan.serviceBus.port });
   assertDistinct(plan.ports);
 
+  // The stand-ins listen on loopback, so endpoints must be able to point there: admitted unless
+  // the developer says otherwise (Azure never sets it).
+  if (!isSet(settings.ALLOW_LOOPBACK_ENDPOINTS)) settings.ALLOW_LOOPBACK_ENDPOINTS = "true";
+
   return plan;
 }
 

@@ -82,6 +82,17 @@ param deliverySendTimeoutMs int = 15000
 @description('ENDPOINT_CACHE_SECONDS: how long delivery caches an instance\'s endpoint list.')
 param endpointCacheSeconds int = 30
 
+@minLength(1)
+@description('SERVICEBUS_HOST_SUFFIXES: comma-separated host suffixes an endpoint\'s Service Bus Endpoint must end with.')
+param serviceBusHostSuffixes string = '.servicebus.windows.net,.servicebus.chinacloudapi.cn,.servicebus.usgovcloudapi.net'
+
+@minLength(1)
+@description('STORAGE_HOST_SUFFIXES: comma-separated host suffixes an endpoint\'s dead-letter URL must end with.')
+param storageHostSuffixes string = '.blob.core.windows.net,.blob.core.chinacloudapi.cn,.blob.core.usgovcloudapi.net'
+
+@description('PUBLIC_BASE_URL: where clients reach the API when not on the app\'s own host name (a custom domain, API Management), e.g. https://api.contoso.com/twins; nextLink and the OpenAPI server are built on it. Empty: https://WEBSITE_HOSTNAME, which the platform sets.')
+param publicBaseUrl string = ''
+
 // Scale of the Function App.
 
 @allowed([
@@ -110,8 +121,8 @@ var encryptionKeySecretName = 'secrets-encryption-key'
 // its Cosmos DB data-plane role does not allow it.
 var cosmosContainers = [
   {
-    name: 'authenticationProfiles'
-    partitionKeyPath: '/id'
+    name: 'profiles'
+    partitionKeyPath: '/scope'
   }
   {
     name: 'queueEndpoints'
@@ -120,10 +131,6 @@ var cosmosContainers = [
   {
     name: 'clusterAssessments'
     partitionKeyPath: '/projectKey'
-  }
-  {
-    name: 'quotas'
-    partitionKeyPath: '/id'
   }
 ]
 
@@ -200,6 +207,9 @@ var serviceSettings = {
   DELIVERY_BACKOFF_CAP_SECONDS: string(deliveryBackoffCapSeconds)
   DELIVERY_SEND_TIMEOUT_MS: string(deliverySendTimeoutMs)
   ENDPOINT_CACHE_SECONDS: string(endpointCacheSeconds)
+  SERVICEBUS_HOST_SUFFIXES: serviceBusHostSuffixes
+  STORAGE_HOST_SUFFIXES: storageHostSuffixes
+  PUBLIC_BASE_URL: publicBaseUrl
 }
 
 // The Functions host's own settings. AzureWebJobsStorage__accountName makes the host (and the

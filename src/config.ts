@@ -1,4 +1,8 @@
 import { z } from "zod";
+import {
+  DEFAULT_SERVICEBUS_HOST_SUFFIXES,
+  DEFAULT_STORAGE_HOST_SUFFIXES,
+} from "./endpoints/endpoint-allow-list";
 import { encryptionKeySetting, previousKeysSetting } from "./secrets/encryption-key-setting";
 
 /** "true"/"false"/"1"/"0" as app settings carry them; anything else is a start-up error. */
@@ -9,6 +13,25 @@ const booleanSetting = z
 const positiveIntSetting = z.coerce.number().int().positive();
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+/** Two DNS labels or more after a leading '.', the last alphabetic: `.net` alone would admit too much. */
+const HOST_SUFFIX = /^(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+\.[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+
+/** Comma-separated host suffixes such as `.servicebus.windows.net`, blanks and case aside. */
+function hostSuffixesSetting(defaults: readonly string[]) {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      const suffixes = text.split(",").map((suffix) => suffix.trim().toLowerCase());
+      if (suffixes.every((suffix) => HOST_SUFFIX.test(suffix))) return suffixes;
+      ctx.addIssue({
+        code: "custom",
+        message: "must be comma-separated host suffixes of two labels or more, each starting with '.'",
+      });
+      return z.NEVER;
+    })
+    .prefault(defaults.join(","));
+}
 
 /**
  * Every setting the service code reads, in one place. The launcher's own settings (ports, local
@@ -61,6 +84,24 @@ export const configSchema = z
     DELIVERY_SEND_TIMEOUT_MS: positiveIntSetting.default(15000),
     /** How long an instance's endpoint list is cached; a deleted endpoint stops receiving within it. */
     ENDPOINT_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(30),
+    /** Hosts endpoints may name: a Service Bus Endpoint, a dead-letter URL (https), on a label boundary. */
+    SERVICEBUS_HOST_SUFFIXES: hostSuffixesSetting(DEFAULT_SERVICEBUS_HOST_SUFFIXES),
+    STORAGE_HOST_SUFFIXES: hostSuffixesSetting(DEFAULT_STORAGE_HOST_SUFFIXES),
+    /** Admits loopback endpoints too (the local stand-ins, over plain AMQP/http): local runs only. */
+    ALLOW_LOOPBACK_ENDPOINTS: booleanSetting.default(false),
+    /**
+     * Where clients reach the service (a custom domain, API Management), for the links it hands
+     * out: nextLink and the OpenAPI server. Absent: https://WEBSITE_HOSTNAME, which Azure sets.
+     */
+    PUBLIC_BASE_URL: z
+      .url({ protocol: /^https?$/ })
+      .refine((value) => {
+        // Not a URL at all: z.url has said so already.
+        if (!URL.canParse(value)) return true;
+        const url = new URL(value);
+        return url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+      }, "must be an http(s) URL without query, fragment or user information")
+      .optional(),
 
     /** Seals endpoint secrets at rest (AES-256-GCM). */
     SECRETS_ENCRYPTION_KEY: encryptionKeySetting,
@@ -103,6 +144,8 @@ export const LOCAL_ONLY_SETTINGS = [
   "AzureWebJobsStorage",
   // Set by hand for the length of a key rotation (see infra/README.md).
   "SECRETS_ENCRYPTION_PREVIOUS_KEYS",
+  // In Azure, loopback is the app itself: never admitted there (a test holds infra/ to it).
+  "ALLOW_LOOPBACK_ENDPOINTS",
 ] as const;
 
 /** Identity-based host storage settings: infra sets them with the Functions host's own settings. */

@@ -1,73 +1,196 @@
+import { type Authority, parseAuthority } from "./host-names";
+
 /**
  * Service Bus connection strings (`Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…;EntityPath=…`).
- * Problems name the part, never its value: the string holds a key.
+ *
+ * The Service Bus SDK reads keys case-sensitively, trims blanks, lets the last of a repeated key
+ * win, and also authenticates with `SharedAccessSignature`. Any spelling it could read otherwise
+ * than this parser does is refused: exactly these keys, as written here, once each, without
+ * blanks. So what is accepted holds one credential, the SharedAccessKey, and the mask hides it.
+ * Problems name keys, never values: the string holds a key.
  */
 export interface ConnectionStringParts {
   endpoint: string;
+  /** The Endpoint's host and port, in the only spelling accepted. */
+  authority: Authority;
   sharedAccessKeyName: string;
   sharedAccessKey: string;
   entityPath: string;
+  /** Present when the string has UseDevelopmentEmulator; `true` makes the SDK speak plain AMQP, without TLS. */
+  useDevelopmentEmulator?: boolean;
 }
 
 export type ParseResult = { ok: true; parts: ConnectionStringParts } | { ok: false; problems: string[] };
 
 const MASKED = "***";
 const REQUIRED = ["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityPath"] as const;
+const KEYS = [...REQUIRED, "UseDevelopmentEmulator"] as const;
+type Key = (typeof KEYS)[number];
 
-function splitPairs(text: string): {
-  pairs: Map<string, { key: string; value: string }>;
-  problems: string[];
-} {
-  const pairs = new Map<string, { key: string; value: string }>();
-  const problems: string[] = [];
-  for (const segment of text.split(";")) {
-    if (segment.trim() === "") continue;
-    const equals = segment.indexOf("=");
-    if (equals <= 0) {
-      problems.push("has a part that is not of the form key=value");
-      continue;
-    }
-    const key = segment.slice(0, equals).trim();
-    // Values may themselves contain '=' (base64 keys): only the first one separates.
-    const value = segment.slice(equals + 1).trim();
-    if (pairs.has(key.toLowerCase())) problems.push(`has ${key} more than once`);
-    pairs.set(key.toLowerCase(), { key, value });
+/** What each value may hold; none may hold blanks, quotes or ';', which parsers read differently. */
+const VALUE_RULES: Record<Exclude<Key, "Endpoint">, { pattern: RegExp; problem: string }> = {
+  SharedAccessKeyName: {
+    pattern: /^[A-Za-z0-9._-]{1,256}$/,
+    problem: "has a SharedAccessKeyName that is not a rule name (letters, digits, '.', '-', '_')",
+  },
+  SharedAccessKey: {
+    pattern: /^[A-Za-z0-9+/=_-]{1,256}$/,
+    problem: "has a SharedAccessKey that is not a key (base64: letters, digits, '+', '/', '=', '-', '_')",
+  },
+  EntityPath: {
+    pattern: /^[A-Za-z0-9][A-Za-z0-9._\-/]{0,259}$/,
+    problem: "has an EntityPath that is not a topic name (letters, digits, '.', '-', '_', '/'; at most 260)",
+  },
+  UseDevelopmentEmulator: {
+    pattern: /^(?:true|false)$/,
+    problem: "has a UseDevelopmentEmulator that is neither true nor false",
+  },
+};
+
+/** Non-secret keys, shown in responses when their value keeps to its rule. */
+const SHOWN_KEYS = new Set<string>([
+  "Endpoint",
+  "SharedAccessKeyName",
+  "EntityPath",
+  "UseDevelopmentEmulator",
+]);
+
+const ENDPOINT_FORM = /^sb:\/\/([^/?#]*)\/?$/;
+
+/**
+ * A part's key is quoted in a problem only when it reads as a key name: a part split out of a
+ * mangled value may be a piece of a secret.
+ */
+function quotableKey(key: string): string | undefined {
+  const known = KEYS.find((name) => name.toLowerCase() === key.toLowerCase());
+  return known !== undefined || /^[A-Z][A-Za-z]{2,63}$/.test(key) ? key : undefined;
+}
+
+function isKey(key: string): key is Key {
+  return (KEYS as readonly string[]).includes(key);
+}
+
+export type EndpointReading = { ok: true; authority: Authority } | { ok: false; problem: string };
+
+/** The host of an `sb://host[:port]/` Endpoint, or why there is none. */
+export function readEndpoint(endpoint: string): EndpointReading {
+  const form = ENDPOINT_FORM.exec(endpoint);
+  if (form?.[1] === undefined) {
+    return { ok: false, problem: "has an Endpoint that is not of the form sb://<namespace host>/" };
   }
-  return { pairs, problems };
+  if (form[1].includes("@")) {
+    return {
+      ok: false,
+      problem: "has an Endpoint with user information (user:password@), which is not accepted",
+    };
+  }
+  const authority = parseAuthority(form[1]);
+  if (!authority) {
+    return {
+      ok: false,
+      problem:
+        "has an Endpoint whose host is not written plainly (DNS labels of letters, digits and '-', or a port): percent-encoding, non-ASCII characters, trailing dots and numeric forms of IP addresses are refused",
+    };
+  }
+  return { ok: true, authority };
+}
+
+/** What is wrong with one `key=value` part: an unknown key first, as the most telling. */
+function partProblem(segment: string): string | undefined {
+  const equals = segment.indexOf("=");
+  if (equals <= 0) return "has a part that is not of the form key=value";
+  const key = segment.slice(0, equals);
+  const canonical = KEYS.find((name) => name.toLowerCase() === key.trim().toLowerCase());
+  if (canonical === undefined) {
+    const name = quotableKey(key.trim());
+    return `has ${name === undefined ? "a key (not shown)" : `the key ${name}`}, which is not accepted: the keys are ${KEYS.join(", ")} (UseDevelopmentEmulator for a local emulator only)`;
+  }
+  if (/\s/.test(segment)) return `has white space in its ${canonical} part: write key=value without blanks`;
+  if (key !== canonical) return `has the key ${key}: keys are case-sensitive, write ${canonical}`;
+  return undefined;
+}
+
+function splitParts(text: string): { values: Map<Key, string>; problems: string[] } {
+  const values = new Map<Key, string>();
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  // Empty parts carry nothing (a trailing ';' is common): the SDK skips them too.
+  for (const segment of text.split(";").filter((part) => part !== "")) {
+    const problem = partProblem(segment);
+    if (problem !== undefined) problems.push(problem);
+    const equals = segment.indexOf("=");
+    const key = segment.slice(0, Math.max(equals, 0)).trim();
+    // Repeats are refused whatever their case: parsers disagree on which copy wins.
+    if (key !== "" && seen.has(key.toLowerCase())) {
+      const name = quotableKey(key);
+      problems.push(`has ${name === undefined ? "a key" : name} more than once`);
+    }
+    seen.add(key.toLowerCase());
+    if (problem === undefined && isKey(key)) values.set(key, segment.slice(equals + 1));
+  }
+  return { values, problems };
 }
 
 export function parseConnectionString(text: string): ParseResult {
-  const { pairs, problems } = splitPairs(text);
-  const value = (key: string) => pairs.get(key.toLowerCase())?.value ?? "";
+  const { values, problems } = splitParts(text);
+  const value = (key: Key) => values.get(key) ?? "";
   for (const key of REQUIRED) {
     if (value(key) === "") problems.push(`is missing ${key}`);
   }
-  const endpoint = value("Endpoint");
-  if (endpoint !== "" && !/^sb:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?\/?$/.test(endpoint)) {
-    problems.push("has an Endpoint that is not of the form sb://<namespace host>/");
+  let authority: Authority | undefined;
+  if (value("Endpoint") !== "") {
+    const reading = readEndpoint(value("Endpoint"));
+    if (reading.ok) authority = reading.authority;
+    else problems.push(reading.problem);
   }
   if (value("SharedAccessKey") === MASKED) {
     problems.push("has a masked SharedAccessKey (***): send the real key, responses never carry it");
   }
-  const entityPath = value("EntityPath");
-  if (entityPath !== "" && !/^[A-Za-z0-9][A-Za-z0-9._\-/]{0,259}$/.test(entityPath)) {
-    problems.push(
-      "has an EntityPath that is not a topic name (letters, digits, '.', '-', '_', '/'; at most 260)",
-    );
+  for (const key of Object.keys(VALUE_RULES) as (keyof typeof VALUE_RULES)[]) {
+    const rule = VALUE_RULES[key];
+    const given = values.get(key);
+    if (given !== undefined && given !== "" && given !== MASKED && !rule.pattern.test(given))
+      problems.push(rule.problem);
   }
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0 || authority === undefined) return { ok: false, problems };
   return {
     ok: true,
     parts: {
-      endpoint,
+      endpoint: value("Endpoint"),
+      authority,
       sharedAccessKeyName: value("SharedAccessKeyName"),
       sharedAccessKey: value("SharedAccessKey"),
-      entityPath,
+      entityPath: value("EntityPath"),
+      ...(values.has("UseDevelopmentEmulator") && {
+        useDevelopmentEmulator: value("UseDevelopmentEmulator") === "true",
+      }),
     },
   };
 }
 
-/** The connection string as sent, with the key's value replaced by ***. */
+function showable(key: string, value: string): boolean {
+  if (!SHOWN_KEYS.has(key)) return false;
+  if (key === "Endpoint") return readEndpoint(value).ok;
+  return VALUE_RULES[key as keyof typeof VALUE_RULES].pattern.test(value);
+}
+
+/**
+ * The connection string as sent, with every value but the non-secret ones replaced by ***. Total:
+ * documents stored before the stricter rules may hold any spelling, and none may show a secret.
+ */
 export function maskConnectionString(text: string): string {
-  return text.replace(/(^|;)(\s*SharedAccessKey\s*=)[^;]*/gi, `$1$2${MASKED}`);
+  const seen = new Set<string>();
+  return text
+    .split(";")
+    .map((segment) => {
+      if (segment === "") return segment;
+      const equals = segment.indexOf("=");
+      if (equals <= 0) return MASKED;
+      const key = segment.slice(0, equals);
+      const first = !seen.has(key.toLowerCase());
+      seen.add(key.toLowerCase());
+      if (first && showable(key, segment.slice(equals + 1))) return segment;
+      return `${quotableKey(key) ?? MASKED}=${MASKED}`;
+    })
+    .join(";");
 }

@@ -1,11 +1,16 @@
 import { isIP } from "node:net";
+import { type Authority, parseAuthority } from "./host-names";
 
 /**
  * The dead-letter secret: `{storage endpoint}/{container}?{SAS token}`. Path-style URLs of a local
  * emulator (`http://127.0.0.1:10000/devstoreaccount1/dead?…`) carry the account as a first segment.
- * Problems never quote the URL: its query is a credential.
+ * Problems never quote the URL: its query is a credential. The SAS token is the only credential
+ * accepted: user information (`user:password@`) is refused, and masked should an older document
+ * hold it.
  */
 const CONTAINER_NAME = /^(?=.{3,63}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Scheme and authority as written; WHATWG parsing would also take `https:host` or `https:\\host`. */
+const SCHEME_AND_AUTHORITY = /^(https?):\/\/([^/?#]*)/;
 
 function isPathStyleHost(hostname: string): boolean {
   const bare = hostname.replace(/^\[|\]$/g, "");
@@ -25,8 +30,17 @@ export function deadLetterProblems(text: string): string[] {
   } catch {
     return ["must be a URL of the form {storage endpoint}/{container}?{SAS token}"];
   }
+  const written = SCHEME_AND_AUTHORITY.exec(text);
+  if (written?.[2] === undefined) return ["must be an http or https URL (https://…)"];
+  if (written[2].includes("@") || url.username !== "" || url.password !== "") {
+    return ["must not carry user information (user:password@): the SAS token is its only credential"];
+  }
+  if (!parseAuthority(written[2])) {
+    return [
+      "must name its host plainly (DNS labels of letters, digits and '-', or a port): percent-encoding, non-ASCII characters, trailing dots and numeric forms of IP addresses are refused",
+    ];
+  }
   const problems: string[] = [];
-  if (url.protocol !== "https:" && url.protocol !== "http:") problems.push("must be an http or https URL");
   const segments = url.pathname.split("/").filter((segment) => segment !== "");
   const expected = isPathStyleHost(url.hostname) ? 2 : 1;
   const container = segments[expected - 1];
@@ -50,8 +64,26 @@ export function deadLetterLocation(text: string): DeadLetterLocation {
   return { containerUrl: `${url.origin}${url.pathname}`, container: segments[segments.length - 1] ?? "" };
 }
 
-/** The URL with its whole query string (the SAS token) replaced by ***. */
+/** Scheme and host of a dead-letter URL that deadLetterProblems accepted. */
+export function deadLetterEndpoint(
+  text: string,
+): { scheme: "http" | "https"; authority: Authority } | undefined {
+  const written = SCHEME_AND_AUTHORITY.exec(text);
+  const authority = written?.[2] === undefined ? undefined : parseAuthority(written[2]);
+  return authority && (written?.[1] === "http" || written?.[1] === "https")
+    ? { scheme: written[1], authority }
+    : undefined;
+}
+
+/**
+ * The URL with its whole query string (the SAS token) and any fragment replaced by ***, and any
+ * user information too: the mask is total, for documents stored before user information was refused.
+ */
 export function maskDeadLetterSecret(text: string): string {
-  const question = text.indexOf("?");
-  return question === -1 ? text : `${text.slice(0, question)}?***`;
+  const end = text.search(/[?#]/);
+  const base = (end === -1 ? text : text.slice(0, end)).replace(
+    /^([A-Za-z][A-Za-z0-9+.-]*:[/\\]*)[^/\\]*@/,
+    "$1***@",
+  );
+  return end === -1 ? base : `${base}?***`;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameKey } from "../shared/name-key";
 
 /** ARM resource group names: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'. */
 export const resourceGroupNameSchema = z
@@ -43,9 +44,9 @@ export function twinsInstanceId(path: InstancePath): string {
   return `/subscriptions/${path.subscriptionId}/resourceGroups/${path.resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/${path.instanceName}`;
 }
 
-/** Partition key of an instance's endpoints: its id, lower-cased, as ARM ids compare case-insensitively. */
+/** Partition key of an instance's endpoints: its id, keyed as ARM ids compare (case-insensitively). */
 export function instanceKey(path: InstancePath): string {
-  return twinsInstanceId(path).toLowerCase();
+  return nameKey(twinsInstanceId(path));
 }
 
 const INSTANCE_ID_PATTERN =

@@ -1,17 +1,23 @@
-import { createHash } from "node:crypto";
 import type { Container } from "@azure/cosmos";
 
 import type { ResourceService } from "../http/resource-routes";
-import type { SealedBox, SecretBox } from "../secrets/secret-box";
+import { invalidRequest } from "../http/validation";
+import { type SealedBox, type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
 import { InvalidRequestContent, ResourceNotFound } from "../shared/errors";
+import { nameKey, sameName } from "../shared/name-key";
 import type { Page, PageRequest } from "../shared/page";
 import type { Preconditions } from "../shared/preconditions";
 import type { Versioned } from "../shared/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
-import type { QuotaLedger, QuotaScope } from "../store/quota-ledger";
+import { LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
 import { maskConnectionString, parseConnectionString } from "./connection-string";
 import { maskDeadLetterSecret } from "./dead-letter-secret";
+import {
+  deadLetterSecretProblems,
+  type EndpointAllowList,
+  endpointSecretsProblems,
+} from "./endpoint-allow-list";
 import { type EndpointPath, type InstancePath, instanceKey, twinsInstanceId } from "./endpoint-path";
 import {
   type EndpointPatch,
@@ -45,8 +51,11 @@ export interface DeliveryEndpoint {
   secrets: EndpointSecrets;
 }
 
+/** How an endpoint whose secrets cannot be opened shows them. */
+const MASKED = "***";
+
 function addressOf(path: EndpointPath): DocumentAddress {
-  return { id: path.endpointName.toLowerCase(), partitionKey: instanceKey(path) };
+  return { id: nameKey(path.endpointName), partitionKey: instanceKey(path) };
 }
 
 function resourceId(twinsInstance: string, name: string): string {
@@ -63,24 +72,26 @@ function topicOf(connectionString: string): string {
   return parsed.ok ? parsed.parts.entityPath : "";
 }
 
-function sameName(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
-
 export class EndpointService
   implements ResourceService<InstancePath, EndpointPath, QueueEndpoint, EndpointPut, EndpointPatch>
 {
   private readonly documents: DocumentStore<EndpointDocument>;
   private readonly writer: ConditionalWriter<EndpointDocument>;
+  readonly ledger: QuotaLedger<EndpointDocument>;
 
   constructor(
     container: Container,
-    quotas: QuotaLedger,
     private readonly secretBox: SecretBox,
     private readonly maxPerInstance: number,
+    private readonly allowList: EndpointAllowList,
+    private readonly warn: (message: string) => void = (message) => console.warn(message),
   ) {
     this.documents = new DocumentStore<EndpointDocument>(container, (document) => document.instanceKey);
-    this.writer = new ConditionalWriter(this.documents, quotas, "endpoint");
+    this.ledger = new QuotaLedger(this.documents, "instanceKey");
+    this.writer = new ConditionalWriter(this.documents, "endpoint", {
+      ledger: this.ledger,
+      scopeOf: ({ partitionKey }) => this.quotaScope(partitionKey),
+    });
   }
 
   async get(path: EndpointPath): Promise<Versioned<QueueEndpoint>> {
@@ -93,7 +104,7 @@ export class EndpointService
   async list(path: InstancePath, page: PageRequest): Promise<Page<QueueEndpoint>> {
     const result = await this.documents.queryPage(this.instanceQuery(path, "SELECT * FROM c"), page);
     return {
-      items: result.items.map((document) => this.toResource(document).resource),
+      items: result.items.map((document) => this.toListItem(document)),
       continuation: result.continuation,
     };
   }
@@ -103,12 +114,7 @@ export class EndpointService
     const documents = await this.documents.queryAll<Stored<EndpointDocument>>(
       this.instanceQuery(path, "SELECT * FROM c"),
     );
-    return documents.map((document) => ({
-      id: resourceId(document.twinsInstanceId, document.name),
-      name: document.name,
-      topic: document.topic,
-      secrets: this.openSecrets(document),
-    }));
+    return documents.map((document) => this.forDelivery(document));
   }
 
   async put(
@@ -125,23 +131,20 @@ export class EndpointService
       }),
     };
     checkSameTopic(secrets);
+    this.checkAllowed(secrets);
     const now = new Date().toISOString();
-    const { document, created } = await this.writer.put(
-      addressOf(path),
-      preconditions,
-      (existing) =>
-        this.sealed(
-          existing ?? {
-            id: path.endpointName.toLowerCase(),
-            instanceKey: instanceKey(path),
-            name: path.endpointName,
-            twinsInstanceId: twinsInstanceId(path),
-            createdAt: now,
-          },
-          secrets,
-          now,
-        ),
-      this.quotaScope(path),
+    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) =>
+      this.sealed(
+        existing ?? {
+          id: nameKey(path.endpointName),
+          instanceKey: instanceKey(path),
+          name: path.endpointName,
+          twinsInstanceId: twinsInstanceId(path),
+          createdAt: now,
+        },
+        secrets,
+        now,
+      ),
     );
     return { versioned: this.toResource(document), created };
   }
@@ -169,6 +172,7 @@ export class EndpointService
             : body.deadLetterStorageSecret;
         if (deadLetter !== null && deadLetter !== undefined) merged.deadLetterStorageSecret = deadLetter;
         checkSameTopic(merged);
+        this.checkAllowed(merged);
         return this.sealed(existing, merged, new Date().toISOString());
       },
       () => notFound(path),
@@ -177,7 +181,7 @@ export class EndpointService
   }
 
   delete(path: EndpointPath, preconditions: Preconditions): Promise<boolean> {
-    return this.writer.delete(addressOf(path), preconditions, this.quotaScope(path));
+    return this.writer.delete(addressOf(path), preconditions);
   }
 
   private sealed(
@@ -220,25 +224,71 @@ export class EndpointService
     };
   }
 
-  private instanceQuery(path: InstancePath, select: string) {
-    // The partition key is filtered in the query text too: the local Cosmos server ignores the option.
+  /** One document this deployment cannot open must not hide the others: it is listed fully masked. */
+  private toListItem(document: Stored<EndpointDocument>): QueueEndpoint {
+    try {
+      return this.toResource(document).resource;
+    } catch (error) {
+      if (!(error instanceof SecretsUnreadable)) throw error;
+      const id = resourceId(document.twinsInstanceId, document.name);
+      this.warn(`endpoint ${id} is listed with its secrets masked: SecretsUnreadable: ${error.message}`);
+      return {
+        id,
+        name: document.name,
+        twinsInstanceId: document.twinsInstanceId,
+        queuePrimaryConnectionString: MASKED,
+        queueSecondaryConnectionString: MASKED,
+      };
+    }
+  }
+
+  /**
+   * Delivery re-checks the allow-list: a document stored before it (or under a wider one) must
+   * not make the service send where it no longer may. The sender pool refuses such connection
+   * strings; a refused dead-letter URL is left out, so what cannot be delivered is poisoned.
+   */
+  private forDelivery(document: Stored<EndpointDocument>): DeliveryEndpoint {
+    const id = resourceId(document.twinsInstanceId, document.name);
+    const { deadLetterStorageSecret, ...connections } = this.openSecrets(document);
+    const deadLetterAdmitted =
+      deadLetterStorageSecret !== undefined &&
+      deadLetterSecretProblems(deadLetterStorageSecret, this.allowList).length === 0;
+    if (deadLetterStorageSecret !== undefined && !deadLetterAdmitted) {
+      this.warn(
+        `endpoint ${id}: its deadLetterStorageSecret points where STORAGE_HOST_SUFFIXES and ALLOW_LOOPBACK_ENDPOINTS do not admit; it is not used, and events it would take go to the poison queue`,
+      );
+    }
     return {
-      query: `${select} WHERE c.instanceKey = @instanceKey ORDER BY c.id`,
-      parameters: [{ name: "@instanceKey", value: instanceKey(path) }],
+      id,
+      name: document.name,
+      topic: document.topic,
+      secrets: deadLetterAdmitted ? { ...connections, deadLetterStorageSecret } : connections,
     };
   }
 
-  private quotaScope(path: InstancePath): QuotaScope {
+  private checkAllowed(secrets: EndpointSecrets): void {
+    const details = endpointSecretsProblems(secrets, this.allowList);
+    if (details.length > 0) throw invalidRequest(details);
+  }
+
+  private instanceQuery(path: InstancePath, select: string) {
+    // The partition key is filtered in the query text too: the local Cosmos server ignores the option.
     return {
-      // Cosmos ids may not hold '/' and are at most 255 characters: the instance id is hashed.
-      id: `endpoints-${createHash("sha256").update(instanceKey(path)).digest("hex")}`,
+      query: `${select} WHERE c.instanceKey = @instanceKey AND c.id != @ledger ORDER BY c.id`,
+      parameters: [
+        { name: "@instanceKey", value: instanceKey(path) },
+        { name: "@ledger", value: LEDGER_ID },
+      ],
+    };
+  }
+
+  /** The instance's endpoints are counted in the instance's partition. */
+  quotaScope(instancePartition: string): QuotaScope {
+    return {
+      partitionKey: instancePartition,
       limit: this.maxPerInstance,
-      noun: `endpoints of the instance '${path.instanceName}'`,
-      existingKeys: () =>
-        this.documents.queryAll<string>({
-          query: "SELECT VALUE c.id FROM c WHERE c.instanceKey = @instanceKey",
-          parameters: [{ name: "@instanceKey", value: instanceKey(path) }],
-        }),
+      noun: "endpoints of this digital twins instance",
+      setting: "ENDPOINTS_PER_INSTANCE_MAX",
     };
   }
 

@@ -49,21 +49,32 @@ function toDetails(issue: z.core.$ZodIssue, input: unknown): ErrorDetail[] {
   return [{ code: detailCode(issue), message, target }];
 }
 
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * The 400 for a list of problems: one problem speaks for itself; several are summed up by the
+ * fields they concern, with the problems counted apart when a field has more than one.
+ */
+export function invalidRequest(details: ErrorDetail[]): InvalidRequestContent {
+  const first = details[0];
+  if (details.length === 1 && first) return new InvalidRequestContent(first.message, first.target, details);
+  const fields = [...new Set(details.map((detail) => detail.target))];
+  const problems =
+    details.length > fields.length ? ` (${details.length} problems, each listed in details)` : "";
+  return new InvalidRequestContent(
+    `The request has ${plural(fields.length, "invalid field")}: ${fields.join(", ")}${problems}.`,
+    first?.target,
+    details,
+  );
+}
+
 /** Parses with a zod schema or throws a 400 listing every failing field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const details = result.error.issues.flatMap((issue) => toDetails(issue, input));
-
-  const first = details[0];
-  throw new InvalidRequestContent(
-    details.length === 1 && first
-      ? first.message
-      : `The request has ${details.length} invalid fields: ${[...new Set(details.map((detail) => detail.target))].join(", ")}.`,
-
-    first?.target,
-    details,
-  );
+  throw invalidRequest(result.error.issues.flatMap((issue) => toDetails(issue, input)));
 }
 
 /** Validates one path or query parameter, reporting it under its own name as the target. */

@@ -1,4 +1,9 @@
 import { randomBytes } from "node:crypto";
+import * as net from "node:net";
+import { deliverToEndpoint } from "../../src/delivery/endpoint-delivery";
+import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
+import type { CloudEvent } from "../../src/events/cloud-event";
+import { CONTAINERS } from "../../src/store/containers";
 import { expectArmError } from "../support/arm";
 import { startTestHost, type TestHost } from "../support/test-host";
 
@@ -16,6 +21,17 @@ const body = {
 
 function put(host: TestHost, path: string, payload: unknown = body): Promise<Response> {
   return host.request(path, { method: "PUT", body: JSON.stringify(payload) });
+}
+
+/** How an endpoint whose secrets this deployment cannot open is listed: every secret hidden. */
+function masked(name: string) {
+  return {
+    id: `${INSTANCE}/endpoints/${name}`,
+    name,
+    twinsInstanceId: INSTANCE,
+    queuePrimaryConnectionString: "***",
+    queueSecondaryConnectionString: "***",
+  };
 }
 
 describe("logs", () => {
@@ -57,7 +73,7 @@ describe("the encryption key", () => {
     await host.stop();
   });
 
-  it("a deployment with another key answers 500 SecretsUnreadable naming the cause, on GET and list", async () => {
+  it("a deployment with another key answers 500 SecretsUnreadable naming the cause on GET, and lists it masked", async () => {
     const host = await startTestHost({ SECRETS_ENCRYPTION_KEY: otherKey }, databaseId);
     try {
       const error = await expectArmError(
@@ -68,7 +84,9 @@ describe("the encryption key", () => {
       expect(error.message).toMatch(/sealed with encryption key [0-9a-f]{16}/);
       expect(error.message).toContain("SECRETS_ENCRYPTION_KEY");
       expect(error.message).not.toContain(sealingKey);
-      await expectArmError(await host.request(`${INSTANCE}/endpoints`), 500, "SecretsUnreadable");
+      const listed = await host.request(`${INSTANCE}/endpoints`);
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { value: unknown[] }).value).toEqual([masked("sealed")]);
     } finally {
       await host.stop();
     }
@@ -128,6 +146,126 @@ describe("the per-instance quota", () => {
       expect(endpoint.secrets.queuePrimaryConnectionString).toBe(body.queuePrimaryConnectionString);
       expect(endpoint.secrets.deadLetterStorageSecret).toBe(body.deadLetterStorageSecret);
       expect(endpoint.id).toBe(`${INSTANCE}/endpoints/${endpoint.name}`);
+    }
+  });
+});
+
+describe("an endpoint whose secrets cannot be opened", () => {
+  it("is listed with its secrets masked, the others as usual, and a warning names it (never a secret)", async () => {
+    const host = await startTestHost();
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      for (const name of ["first", "broken", "third"])
+        expect((await put(host, `${INSTANCE}/endpoints/${name}`)).status).toBe(201);
+      const container = host.services.database.container(CONTAINERS.queueEndpoints.id);
+      const partitionKey = INSTANCE.toLowerCase();
+      const { resource } = await container.item("broken", partitionKey).read();
+      // Flip the first byte of the ciphertext: the GCM tag no longer matches.
+      const ciphertext = Buffer.from(resource.secrets.ciphertext, "base64");
+      ciphertext[0] = (ciphertext[0] ?? 0) ^ 0xff;
+      await container.item("broken", partitionKey).replace({
+        ...resource,
+        secrets: { ...resource.secrets, ciphertext: ciphertext.toString("base64") },
+      });
+
+      const listed = await host.request(`${INSTANCE}/endpoints`);
+      expect(listed.status).toBe(200);
+      const text = await listed.text();
+      const items = (JSON.parse(text) as { value: Record<string, string>[] }).value;
+      expect(items.map((item) => item.name)).toEqual(["broken", "first", "third"]);
+      expect(items[0]).toEqual(masked("broken"));
+      expect(items[1]?.queuePrimaryConnectionString).toContain("SharedAccessKey=***");
+      expect(text).not.toContain(KEY);
+
+      await expectArmError(await host.request(`${INSTANCE}/endpoints/broken`), 500, "SecretsUnreadable");
+      const warnings = warn.mock.calls.map((call) => call.join(" ")).join("\n");
+      expect(warnings).toContain(`${INSTANCE}/endpoints/broken`);
+      expect(warnings).toMatch(/SecretsUnreadable|cannot be opened/);
+      expect(warnings).not.toContain(KEY);
+      expect(warnings).not.toContain(resource.secrets.ciphertext);
+    } finally {
+      warn.mockRestore();
+      await host.stop();
+    }
+  });
+});
+
+describe("an endpoint stored before the allow-list (or under another one)", () => {
+  const cloudEvent = (id: string): CloudEvent => ({
+    id,
+    source: "/twins/test",
+    specversion: "1.0",
+    type: "Twin.Update",
+  });
+  // A listener that counts connections: delivery must not even open one to a refused host.
+  let listener: net.Server;
+  let connections = 0;
+  let port: number;
+  beforeAll(async () => {
+    listener = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    port = (listener.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+
+  async function onlyEndpoint(host: TestHost): Promise<DeliveryEndpoint> {
+    const endpoints = await host.services.endpoints.listForDelivery({
+      subscriptionId: "00000000-0000-0000-0000-000000000002",
+      resourceGroupName: "rg",
+      instanceName: "plant",
+    });
+    expect(endpoints.map((endpoint) => endpoint.name)).toEqual(["local"]);
+    return endpoints[0] as DeliveryEndpoint;
+  }
+
+  it("is read but never delivered to, nor dead-lettered through, where the allow-list no longer admits it", async () => {
+    const local = `Endpoint=sb://127.0.0.1:${port}/;SharedAccessKeyName=send;SharedAccessKey=${KEY};UseDevelopmentEmulator=true;EntityPath=topic`;
+    const loopbackHost = await startTestHost({ DELIVERY_SEND_TIMEOUT_MS: "500" });
+    const databaseId = loopbackHost.config.COSMOS_DATABASE;
+    try {
+      const created = await put(loopbackHost, `${INSTANCE}/endpoints/local`, {
+        queuePrimaryConnectionString: local,
+        queueSecondaryConnectionString: local,
+        deadLetterStorageSecret: `http://127.0.0.1:${port}/devstoreaccount1/dead?sv=2022-11-02&sig=${SIGNATURE}`,
+      });
+      expect(created.status).toBe(201);
+      // Where loopback is allowed, delivery does reach the listener (so the count below can fail).
+      const reachable = await onlyEndpoint(loopbackHost);
+      expect(reachable.secrets.deadLetterStorageSecret).toBeDefined();
+      const attempt = await deliverToEndpoint(loopbackHost.services.senders, reachable, [cloudEvent("e0")]);
+      expect(attempt.failed).toHaveLength(1);
+      expect(connections).toBeGreaterThan(0);
+    } finally {
+      await loopbackHost.stop();
+    }
+
+    connections = 0;
+    const azureHost = await startTestHost({ ALLOW_LOOPBACK_ENDPOINTS: "false" }, databaseId);
+    try {
+      expect((await azureHost.request(`${INSTANCE}/endpoints/local`)).status).toBe(200);
+      const endpoint = await onlyEndpoint(azureHost);
+      expect(endpoint.secrets.deadLetterStorageSecret).toBeUndefined();
+      const result = await deliverToEndpoint(azureHost.services.senders, endpoint, [cloudEvent("e1")]);
+      expect(result.delivered).toEqual([]);
+      expect(result.failed).toHaveLength(1);
+      expect(result.lastError).toMatch(/SERVICEBUS_HOST_SUFFIXES/);
+      expect(result.lastError).not.toContain(KEY);
+      expect(connections).toBe(0);
+      // A change keeps nothing that points where the allow-list does not admit.
+      await expectArmError(
+        await azureHost.request(`${INSTANCE}/endpoints/local`, {
+          method: "PATCH",
+          body: JSON.stringify({ deadLetterStorageSecret: null }),
+        }),
+        400,
+        "InvalidRequestContent",
+        "queuePrimaryConnectionString",
+      );
+    } finally {
+      await azureHost.stop();
     }
   });
 });

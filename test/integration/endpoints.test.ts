@@ -267,6 +267,25 @@ describe("validation", () => {
       "deadLetterStorageSecret",
     ]);
     expect(error.details?.[0]?.message).toMatch(/masked SharedAccessKey/);
+    expect(error.message).toBe(
+      "The request has 3 invalid fields: queuePrimaryConnectionString, queueSecondaryConnectionString, deadLetterStorageSecret.",
+    );
+  });
+
+  it("counts fields, not problems, in the message when one field has several problems", async () => {
+    const broken = "Endpoint=https://x/;SharedAccessKey=***;EntityPath=-";
+    const error = await expectArmError(
+      await put(endpoint("many-problems"), {
+        queuePrimaryConnectionString: broken,
+        queueSecondaryConnectionString: broken,
+      }),
+      400,
+      "InvalidRequestContent",
+    );
+    expect(error.details?.length).toBeGreaterThan(2);
+    expect(error.message).toMatch(
+      /^The request has 2 invalid fields: queuePrimaryConnectionString, queueSecondaryConnectionString \(\d+ problems, each listed in details\)\.$/,
+    );
   });
 
   it.each([
@@ -311,6 +330,115 @@ describe("validation", () => {
       await host.request(`${endpoint("extra")}?api-version=2023-09-09-preview`),
       400,
       "InvalidApiVersionParameter",
+    );
+  });
+});
+
+describe("secret forms and where endpoints may point", () => {
+  const SIGNATURE = "c2hhcmVkLWFjY2Vzcy1zaWduYXR1cmU";
+  const PASSWORD = "cGFzc3dvcmQtaW4tdGhlLXVybA";
+
+  it("answers 400 for a SharedAccessSignature, naming the key and never its value", async () => {
+    const withSignature = `Endpoint=sb://twins-ns.servicebus.windows.net/;SharedAccessSignature=SharedAccessSignature sr=twins-ns&sig=${SIGNATURE}&se=1&skn=send;EntityPath=twin-events`;
+    const response = await put(endpoint("sas-form"), {
+      ...validBody,
+      queuePrimaryConnectionString: withSignature,
+    });
+    const text = await response.clone().text();
+    const error = await expectArmError(
+      response,
+      400,
+      "InvalidRequestContent",
+      "queuePrimaryConnectionString",
+    );
+    expect(error.details?.map((detail) => detail.message)).toContainEqual(
+      expect.stringContaining("has the key SharedAccessSignature, which is not accepted"),
+    );
+    expect(text).not.toContain(SIGNATURE);
+    expect(text).not.toContain("sr=twins-ns");
+  });
+
+  it.each([
+    ["a lower-case key", `${connectionString(PRIMARY_KEY)};sharedaccesskey=${SIGNATURE}`],
+    ["a duplicate key", `${connectionString(PRIMARY_KEY)};SharedAccessKey=${SIGNATURE}`],
+    [
+      "blanks around a key",
+      connectionString(PRIMARY_KEY).replace(";SharedAccessKey=", "; SharedAccessKey ="),
+    ],
+  ])("answers 400 for %s, without echoing a key", async (_label, primary) => {
+    const response = await put(endpoint("key-forms"), {
+      ...validBody,
+      queuePrimaryConnectionString: primary,
+    });
+    const text = await response.clone().text();
+    await expectArmError(response, 400, "InvalidRequestContent", "queuePrimaryConnectionString");
+    expect(text).not.toContain(SIGNATURE);
+    expect(text).not.toContain(PRIMARY_KEY);
+  });
+
+  it("answers 400 for a dead-letter URL with user information, never echoing it", async () => {
+    const response = await put(endpoint("user-info"), {
+      ...validBody,
+      deadLetterStorageSecret: `https://user:${PASSWORD}@deadletters.blob.core.windows.net/dead-letters?sig=${SAS_SIGNATURE}`,
+    });
+    const text = await response.clone().text();
+    const error = await expectArmError(response, 400, "InvalidRequestContent", "deadLetterStorageSecret");
+    expect(error.message).toMatch(/user information/);
+    expect(text).not.toContain(PASSWORD);
+  });
+
+  it.each([
+    ["the metadata address", "queuePrimaryConnectionString", "sb://169.254.169.254/"],
+    ["a private address", "queueSecondaryConnectionString", "sb://10.1.2.3/"],
+    ["a decimal address", "queuePrimaryConnectionString", "sb://2130706433:5672/"],
+    [
+      "a look-alike name",
+      "queuePrimaryConnectionString",
+      "sb://twins-ns.servicebus.windows.net.evil.example/",
+    ],
+    [
+      "user information",
+      "queuePrimaryConnectionString",
+      "sb://twins-ns.servicebus.windows.net@evil.example/",
+    ],
+  ])("answers 400 naming the field for an Endpoint at %s", async (_label, field, host) => {
+    const text = (validBody as Record<string, string>)[field]?.replace(
+      "sb://twins-ns.servicebus.windows.net/",
+      host,
+    );
+    const error = await expectArmError(
+      await put(endpoint("elsewhere"), { ...validBody, [field]: text }),
+      400,
+      "InvalidRequestContent",
+      field,
+    );
+    expect(error.message).toMatch(/Endpoint/);
+  });
+
+  it.each([
+    ["the metadata address", "https://169.254.169.254/acct/dead-letters"],
+    ["plain http to the cloud", "http://deadletters.blob.core.windows.net/dead-letters"],
+    ["another host", "https://storage.evil.example/dead-letters"],
+    ["a private address over http", "http://10.0.0.5:10000/devstoreaccount1/dead-letters"],
+  ])("answers 400 naming the field for a dead-letter URL at %s", async (_label, base) => {
+    await expectArmError(
+      await put(endpoint("dl-elsewhere"), { ...validBody, deadLetterStorageSecret: `${base}?sig=x` }),
+      400,
+      "InvalidRequestContent",
+      "deadLetterStorageSecret",
+    );
+  });
+
+  it("accepts the local Service Bus stand-in's connection string (loopback is allowed in tests)", async () => {
+    const local =
+      "Endpoint=sb://127.0.0.1:5672/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;EntityPath=twin-events";
+    const response = await put(endpoint("local-bus"), {
+      queuePrimaryConnectionString: local,
+      queueSecondaryConnectionString: local,
+    });
+    expect(response.status).toBe(201);
+    expect(((await response.json()) as Record<string, string>).queuePrimaryConnectionString).toBe(
+      local.replace("SAS_KEY_VALUE", "***"),
     );
   });
 });

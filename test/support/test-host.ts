@@ -58,6 +58,8 @@ export async function startTestHost(
     // Each database gets its own event queue, so a restarted host finds the events it left.
     TWIN_EVENTS_QUEUE: `events-${database.slice(-8).toLowerCase()}`,
     SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    // Endpoints in tests point at the stand-ins, on loopback.
+    ALLOW_LOOPBACK_ENDPOINTS: "true",
     ...settings,
   };
   const config = loadConfig(appSettings);

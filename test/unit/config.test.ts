@@ -96,3 +96,57 @@ describe("SECRETS_ENCRYPTION_KEY", () => {
     expect(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS).toEqual(previous);
   });
 });
+
+describe("where endpoints may point", () => {
+  it("defaults to the Azure clouds' Service Bus and blob hosts, without loopback", () => {
+    const config = loadConfig(valid);
+    expect(config.SERVICEBUS_HOST_SUFFIXES).toEqual([
+      ".servicebus.windows.net",
+      ".servicebus.chinacloudapi.cn",
+      ".servicebus.usgovcloudapi.net",
+    ]);
+    expect(config.STORAGE_HOST_SUFFIXES).toEqual([
+      ".blob.core.windows.net",
+      ".blob.core.chinacloudapi.cn",
+      ".blob.core.usgovcloudapi.net",
+    ]);
+    expect(config.ALLOW_LOOPBACK_ENDPOINTS).toBe(false);
+  });
+
+  it("reads comma-separated suffixes, blanks and case aside, and the loopback switch", () => {
+    const config = loadConfig({
+      ...valid,
+      SERVICEBUS_HOST_SUFFIXES: " .Bus.Contoso.Example , .servicebus.windows.net ",
+      STORAGE_HOST_SUFFIXES: ".blob.contoso.example",
+      ALLOW_LOOPBACK_ENDPOINTS: "true",
+    });
+    expect(config.SERVICEBUS_HOST_SUFFIXES).toEqual([".bus.contoso.example", ".servicebus.windows.net"]);
+    expect(config.STORAGE_HOST_SUFFIXES).toEqual([".blob.contoso.example"]);
+    expect(config.ALLOW_LOOPBACK_ENDPOINTS).toBe(true);
+  });
+
+  it.each([
+    ["no leading dot", "servicebus.windows.net"],
+    ["a single label, which would admit a whole top-level domain", ".net"],
+    ["a wildcard", ".*.windows.net"],
+    ["an empty entry", ".servicebus.windows.net,,"],
+    ["a trailing dot", ".servicebus.windows.net."],
+    ["an IP address", ".127.0.0.1"],
+  ])("refuses a suffix with %s", (_label, suffixes) => {
+    const problems = problemsOf({
+      ...valid,
+      SERVICEBUS_HOST_SUFFIXES: suffixes,
+      STORAGE_HOST_SUFFIXES: suffixes,
+    });
+    expect(problems.map((problem) => problem.split(":")[0]).sort()).toEqual([
+      "SERVICEBUS_HOST_SUFFIXES",
+      "STORAGE_HOST_SUFFIXES",
+    ]);
+  });
+
+  it("refuses a loopback switch that is not a boolean", () => {
+    expect(problemsOf({ ...valid, ALLOW_LOOPBACK_ENDPOINTS: "yes" })[0]).toMatch(
+      /^ALLOW_LOOPBACK_ENDPOINTS:/,
+    );
+  });
+});

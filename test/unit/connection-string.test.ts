@@ -3,6 +3,12 @@ import { deadLetterProblems, maskDeadLetterSecret } from "../../src/endpoints/de
 
 const GOOD =
   "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=abc+/=;EntityPath=twins";
+const KEY = "c2VjcmV0LWtleS12YWx1ZQ==";
+
+function problemsOf(text: string): string[] {
+  const result = parseConnectionString(text);
+  return result.ok ? [] : result.problems;
+}
 
 describe("parseConnectionString", () => {
   it("reads the four parts, with '=' inside the key", () => {
@@ -10,6 +16,7 @@ describe("parseConnectionString", () => {
       ok: true,
       parts: {
         endpoint: "sb://ns.servicebus.windows.net/",
+        authority: { hostname: "ns.servicebus.windows.net" },
         sharedAccessKeyName: "send",
         sharedAccessKey: "abc+/=",
         entityPath: "twins",
@@ -17,10 +24,11 @@ describe("parseConnectionString", () => {
     });
   });
 
-  it("takes keys in any case, extra parts and a trailing semicolon", () => {
+  it("takes the emulator flag, empty parts and a trailing semicolon", () => {
     const text =
-      "endpoint=sb://127.0.0.1:5672/;sharedaccesskeyname=a;sharedaccesskey=b;entitypath=t;UseDevelopmentEmulator=true;";
-    expect(parseConnectionString(text).ok).toBe(true);
+      "Endpoint=sb://127.0.0.1:5672/;;SharedAccessKeyName=a;SharedAccessKey=b;EntityPath=t;UseDevelopmentEmulator=true;";
+    const result = parseConnectionString(text);
+    expect(result.ok && result.parts.useDevelopmentEmulator).toBe(true);
   });
 
   it.each(["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityPath"])(
@@ -34,19 +42,84 @@ describe("parseConnectionString", () => {
   );
 
   it("names an Endpoint that is not sb://", () => {
-    const result = parseConnectionString(GOOD.replace("sb://", "https://"));
-    expect(result.ok === false && result.problems).toEqual([expect.stringMatching(/Endpoint .*sb:\/\//)]);
+    expect(problemsOf(GOOD.replace("sb://", "https://"))).toEqual([
+      expect.stringMatching(/Endpoint .*sb:\/\//),
+    ]);
   });
 
   it("refuses a masked key sent back", () => {
-    const result = parseConnectionString(maskConnectionString(GOOD));
-    expect(result.ok === false && result.problems[0]).toMatch(/masked SharedAccessKey/);
+    expect(problemsOf(maskConnectionString(GOOD))[0]).toMatch(/masked SharedAccessKey/);
   });
 
   it("never quotes a value in a problem", () => {
     const result = parseConnectionString("Endpoint=http://evil;SharedAccessKey=hunter2;junk");
     expect(result.ok).toBe(false);
     expect(JSON.stringify(result)).not.toMatch(/hunter2|evil/);
+  });
+});
+
+// The Service Bus SDK reads keys case-sensitively, trims blanks, lets the last duplicate win and
+// also authenticates with SharedAccessSignature: every spelling it would read differently from
+// this parser, or that could carry a credential past the mask, is refused.
+describe("alternate spellings of the keys", () => {
+  it("refuses SharedAccessSignature, naming the key and never its value", () => {
+    const signature = "SharedAccessSignature sr=ns&sig=c2lnbmF0dXJl&se=1&skn=send";
+    const problems = problemsOf(
+      `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessSignature=${signature};EntityPath=t`,
+    );
+    expect(problems).toContainEqual(expect.stringMatching(/SharedAccessSignature/));
+    expect(JSON.stringify(problems)).not.toMatch(/c2lnbmF0dXJl|sr=ns/);
+  });
+
+  it.each([
+    ["a lower-case key", `${GOOD};sharedaccesskey=${KEY}`, /sharedaccesskey/],
+    ["an unknown key", `${GOOD};TransportType=AmqpWebSockets`, /TransportType/],
+  ])("refuses %s, naming it", (_label, text, named) => {
+    const problems = problemsOf(text);
+    expect(problems).toContainEqual(expect.stringMatching(named));
+    expect(JSON.stringify(problems)).not.toContain(KEY);
+  });
+
+  it("does not quote a key that does not look like a key name (it may be a piece of a secret)", () => {
+    const problems = problemsOf(`${GOOD};${KEY.slice(0, 12)}+x=${KEY}`);
+    expect(problems).toHaveLength(1);
+    expect(JSON.stringify(problems)).not.toContain(KEY.slice(0, 12));
+  });
+
+  it.each([
+    ["the same key twice", `${GOOD};SharedAccessKey=${KEY}`],
+    ["the same key twice in another case", `${GOOD};SHAREDACCESSKEY=${KEY}`],
+    ["the same key twice with blanks", `${GOOD}; SharedAccessKey =${KEY}`],
+  ])("refuses %s without quoting a value", (_label, text) => {
+    const problems = problemsOf(text);
+    expect(problems.length).toBeGreaterThan(0);
+    expect(JSON.stringify(problems)).not.toContain(KEY);
+  });
+
+  it.each([
+    ["a blank before a key", GOOD.replace(";SharedAccessKey=", "; SharedAccessKey=")],
+    ["a blank after a key", GOOD.replace(";SharedAccessKey=", ";SharedAccessKey =")],
+    ["a blank around a value", GOOD.replace("=abc+/=", "= abc+/= ")],
+    ["a new line at the end", `${GOOD}\n`],
+    ["a quoted key value", GOOD.replace("abc+/=", `"abc+/="`)],
+    ["a quoted key name", GOOD.replace("=send", "='send'")],
+    ["a part without '='", `${GOOD};junk`],
+    ["a part without a key", `${GOOD};=abc`],
+    ["an emulator flag that is not true or false", `${GOOD};UseDevelopmentEmulator=yes`],
+  ])("refuses %s", (_label, text) => {
+    expect(problemsOf(text)).not.toEqual([]);
+  });
+
+  it.each([
+    ["user information", "sb://user:pass@ns.servicebus.windows.net/"],
+    ["a path", "sb://ns.servicebus.windows.net/path"],
+    ["a query", "sb://ns.servicebus.windows.net/?x=1"],
+    ["an upper-case scheme", "SB://ns.servicebus.windows.net/"],
+    ["a second scheme the SDK would read as the host", "sb://ns.servicebus.windows.net/x://evil.example/"],
+  ])("refuses an Endpoint with %s", (_label, endpoint) => {
+    expect(problemsOf(GOOD.replace("sb://ns.servicebus.windows.net/", endpoint))).toEqual([
+      expect.stringMatching(/Endpoint/),
+    ]);
   });
 });
 
@@ -57,10 +130,23 @@ describe("maskConnectionString", () => {
     );
   });
 
-  it("masks the key wherever it stands and in any case", () => {
-    expect(maskConnectionString("sharedaccesskey=abc;Endpoint=sb://x/")).toBe(
-      "sharedaccesskey=***;Endpoint=sb://x/",
-    );
+  it("keeps the emulator flag and empty parts", () => {
+    expect(
+      maskConnectionString("Endpoint=sb://127.0.0.1:5672/;;SharedAccessKey=b;UseDevelopmentEmulator=true;"),
+    ).toBe("Endpoint=sb://127.0.0.1:5672/;;SharedAccessKey=***;UseDevelopmentEmulator=true;");
+  });
+
+  // Documents stored before the stricter rules may hold any of these: none may show a secret.
+  it.each([
+    ["a lower-case key", `sharedaccesskey=${KEY};Endpoint=sb://x/`],
+    ["a blank-padded key", ` SharedAccessKey = ${KEY} ;Endpoint=sb://x/`],
+    ["a SharedAccessSignature", `Endpoint=sb://x/;SharedAccessSignature=SharedAccessSignature sig=${KEY}`],
+    ["an unknown key", `Endpoint=sb://x/;Password=${KEY}`],
+    ["a part without '='", `Endpoint=sb://x/;${KEY}`],
+    ["an Endpoint with user information", `Endpoint=sb://u:${KEY}@x/;SharedAccessKeyName=a`],
+    ["a duplicate kept key", `EntityPath=t;EntityPath=${KEY}`],
+  ])("hides every value but the non-secret ones, for %s", (_label, text) => {
+    expect(maskConnectionString(text)).not.toContain(KEY);
   });
 });
 
@@ -85,13 +171,30 @@ describe("dead-letter secret", () => {
       /container of 3 to 63/,
     ],
     ["no signature", "https://account.blob.core.windows.net/dead?sv=2022", /sig=/],
+    ["user information", "https://user:hunter2@account.blob.core.windows.net/dead?sig=x", /user information/],
+    ["a user name only", "https://user@account.blob.core.windows.net/dead?sig=x", /user information/],
+    ["an empty user information", "https://@account.blob.core.windows.net/dead?sig=x", /user information/],
+    [
+      "user information behind a backslash",
+      "https://evil.example\\@account.blob.core.windows.net/dead?sig=x",
+      /user information/,
+    ],
   ])("refuses %s", (_label, url, problem) => {
-    expect(deadLetterProblems(url)).toEqual([expect.stringMatching(problem)]);
+    const problems = deadLetterProblems(url);
+    expect(problems).toEqual([expect.stringMatching(problem)]);
+    expect(JSON.stringify(problems)).not.toContain("hunter2");
   });
 
   it("masks the whole query", () => {
     expect(maskDeadLetterSecret("https://a.blob.core.windows.net/dead?sv=1&sig=abc")).toBe(
       "https://a.blob.core.windows.net/dead?***",
     );
+  });
+
+  it("masks user information a document stored before the rule may hold", () => {
+    const masked = maskDeadLetterSecret("https://user:hunter2@a.blob.core.windows.net/dead?sig=abc");
+    expect(masked).not.toContain("hunter2");
+    expect(masked).not.toContain("abc");
+    expect(masked).toBe("https://***@a.blob.core.windows.net/dead?***");
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import type { ZodType } from "zod";
 import { configSchema, HOST_STORAGE_SETTINGS, LOCAL_ONLY_SETTINGS } from "../../src/config";
@@ -109,5 +109,27 @@ describe("infra/main.bicep app settings", () => {
     }
     expect(mismatches).toEqual([]);
     expect(checked.length).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe("ALLOW_LOOPBACK_ENDPOINTS", () => {
+  /** Every Bicep file under infra/, comments included: the name must not appear to be set anywhere. */
+  function bicepFiles(directory: string): string[] {
+    return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(directory, entry.name);
+      if (entry.isDirectory()) return bicepFiles(full);
+      return entry.name.endsWith(".bicep") || entry.name.endsWith(".json") ? [full] : [];
+    });
+  }
+
+  it("is a local-only setting", () => {
+    expect(LOCAL_ONLY_SETTINGS).toContain("ALLOW_LOOPBACK_ENDPOINTS");
+  });
+
+  it("is never set by the infrastructure (it would let endpoints reach the app's own host)", () => {
+    const files = bicepFiles(path.join(__dirname, "..", "..", "infra"));
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    const setting = files.filter((file) => readFileSync(file, "utf8").includes("ALLOW_LOOPBACK_ENDPOINTS"));
+    expect(setting.map((file) => path.relative(path.join(__dirname, "..", ".."), file))).toEqual([]);
   });
 });

@@ -1,0 +1,60 @@
+import { isIPv4 } from "node:net";
+
+/**
+ * Hosts of endpoint URLs, read so that this service and the SDKs that later connect agree on
+ * which host is meant. Only the plain spelling is accepted: ASCII letters, digits, '-' and '.'
+ * in DNS labels, or a bracketed IPv6 address, which WHATWG URL parsing leaves unchanged but for
+ * case. Every other spelling (percent-encoding, Unicode look-alikes, trailing dots, IPv4 written
+ * in decimal, hex, octal or short form, IPv6 written long) is one that parsers read differently,
+ * so it is refused rather than normalised.
+ */
+export interface Authority {
+  /** A lower-case host name, an IPv4 dotted quad, or a bracketed IPv6 address. */
+  hostname: string;
+  port?: number;
+}
+
+const PLAIN_AUTHORITY = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::([1-9][0-9]{0,4}))?$/;
+const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const MAX_PORT = 65535;
+const MAX_HOST_NAME_LENGTH = 253;
+
+/** `host[:port]` in its plain spelling; undefined for any other spelling or a bad port. */
+export function parseAuthority(authority: string): Authority | undefined {
+  const match = PLAIN_AUTHORITY.exec(authority);
+  const written = match?.[1]?.toLowerCase();
+  if (written === undefined || written.length > MAX_HOST_NAME_LENGTH) return undefined;
+  let hostname: string;
+  try {
+    // Special-scheme parsing is what normalises IP address spellings; an sb:// URL gets none.
+    hostname = new URL(`https://${written}/`).hostname;
+  } catch {
+    return undefined;
+  }
+  if (hostname !== written) return undefined;
+  const isName = !written.startsWith("[") && !isIPv4(written);
+  if (isName && !written.split(".").every((label) => DNS_LABEL.test(label))) return undefined;
+  const port = match?.[2] === undefined ? undefined : Number(match[2]);
+  if (port !== undefined && port > MAX_PORT) return undefined;
+  return port === undefined ? { hostname } : { hostname, port };
+}
+
+/** For a host read by parseAuthority: a plain IPv4 address is a dotted quad, an IPv6 one is bracketed. */
+export function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith("[") || isIPv4(hostname);
+}
+
+/** 127.0.0.0/8, ::1 and localhost, in their plain spellings. */
+export function isLoopback(hostname: string): boolean {
+  return (
+    hostname === "localhost" || hostname === "[::1]" || (isIPv4(hostname) && hostname.startsWith("127."))
+  );
+}
+
+/** Ends with one of the suffixes (each starting with '.', so on a label boundary) and is a name. */
+export function matchesSuffix(hostname: string, suffixes: readonly string[]): boolean {
+  return (
+    !isIpLiteral(hostname) &&
+    suffixes.some((suffix) => hostname.length > suffix.length && hostname.endsWith(suffix))
+  );
+}
