@@ -30,6 +30,7 @@ function profileDocument(name: string): ProfileDocument {
   const now = new Date().toISOString();
   return {
     id: name.toLowerCase(),
+    scope: "account",
     authenticationProfileName: name,
     authenticationProfileContent: CONTENT,
     createdAt: now,
@@ -59,7 +60,7 @@ class ProfileBench {
     private readonly concurrency: number,
   ) {
     // The host's own client (services.cosmos): same connection pool, same server.
-    this.container = stack.services.database.container(CONTAINERS.authenticationProfiles.id);
+    this.container = stack.services.database.container(CONTAINERS.profiles.id);
   }
 
   httpPut(names: Names, count: number, expected: number, concurrency = this.concurrency): Promise<RunFigure> {
@@ -102,7 +103,7 @@ class ProfileBench {
     return withBusy(() =>
       runConcurrent(count, this.concurrency, async (index) => {
         const id = nameOf(names, index).toLowerCase();
-        const { statusCode } = await this.container.item(id, id).read();
+        const { statusCode } = await this.container.item(id, "account").read();
         return statusCode === 200 ? undefined : String(statusCode);
       }),
     );

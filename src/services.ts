@@ -7,6 +7,7 @@ import { DeliveryQueues } from "./delivery/delivery-queues";
 import { EndpointCache } from "./delivery/endpoint-cache";
 import { SenderPool } from "./delivery/sender-pool";
 import { TwinEventDelivery } from "./delivery/twin-event-delivery";
+import { allowListFromConfig } from "./endpoints/endpoint-allow-list";
 import { EndpointService } from "./endpoints/endpoint-service";
 import { EventPublisher } from "./events/event-publisher";
 import { cosmosProbe, type Probe, storageProbe } from "./health/health-check";
@@ -15,7 +16,6 @@ import { SecretBox } from "./secrets/secret-box";
 import { CONTAINERS } from "./store/containers";
 import { createCosmosClient } from "./store/cosmos-client";
 import { createQueueServiceClient } from "./store/queue-service";
-import { QuotaLedger } from "./store/quota-ledger";
 
 /** Everything a handler needs, made once per process and reused by every invocation. */
 export interface Services {
@@ -36,26 +36,25 @@ export function createServices(config: AppConfig): Services {
   const cosmos = createCosmosClient(config);
   const database = cosmos.database(config.COSMOS_DATABASE);
   const queues = createQueueServiceClient(config, { retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 } });
-  const quotas = new QuotaLedger(database.container(CONTAINERS.quotas.id));
   const endpoints = new EndpointService(
     database.container(CONTAINERS.queueEndpoints.id),
-    quotas,
     new SecretBox(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []),
     config.ENDPOINTS_PER_INSTANCE_MAX,
+    allowListFromConfig(config),
   );
   const eventsQueue = queues.getQueueClient(config.TWIN_EVENTS_QUEUE);
-  const senders = new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS);
+  const senders = new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
   return {
     config,
     cosmos,
     database,
     queues,
-    profiles: new ProfileService(database.container(CONTAINERS.authenticationProfiles.id), quotas, {
+    profiles: new ProfileService(database.container(CONTAINERS.profiles.id), {
       maxContentBytes: config.AUTH_PROFILE_CONTENT_MAX_BYTES,
       maxCount: config.AUTH_PROFILE_MAX_COUNT,
     }),
     endpoints,
-    assessments: new AssessmentService(database.container(CONTAINERS.clusterAssessments.id), quotas),
+    assessments: new AssessmentService(database.container(CONTAINERS.clusterAssessments.id)),
     eventPublisher: new EventPublisher(eventsQueue),
     delivery: new TwinEventDelivery({
       endpoints: new EndpointCache(endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),

@@ -1,6 +1,6 @@
 import type { Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { createHttpsServer } from "@vercel/cosmosdb-server";
+import { loadCosmosServerWithAtomicBatch } from "./cosmos-atomic-batch";
 
 /** The Cosmos DB emulator's published key; the local server accepts any key, this one is conventional. */
 export const COSMOS_EMULATOR_KEY =
@@ -16,7 +16,7 @@ export interface RunningCosmosServer {
 export function startCosmosServer(port: number, host = "127.0.0.1"): Promise<RunningCosmosServer> {
   // keepAlive: otherwise the server answers `Connection: close` and every Cosmos call pays a new
   // TLS handshake (about a third of the throughput).
-  const server: Server = createHttpsServer({ keepAlive: true });
+  const server: Server = loadCosmosServerWithAtomicBatch().createHttpsServer({ keepAlive: true });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

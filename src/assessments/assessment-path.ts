@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { resourceGroupNameSchema, subscriptionIdSchema } from "../endpoints/endpoint-path";
+import { nameKey } from "../shared/name-key";
 
 export const ASSESSMENT_TYPE = "Microsoft.Migrate/assessmentProjects/clusterAssessments";
 
@@ -32,7 +33,7 @@ export function assessmentId(path: AssessmentPath): string {
   return `${projectId(path)}/clusterAssessments/${path.assessmentName}`;
 }
 
-/** Partition key of a project's assessments: its id, lower-cased (ARM ids compare case-insensitively). */
+/** Partition key of a project's assessments: its id, keyed as ARM ids compare (case-insensitively). */
 export function projectKey(path: ProjectPath): string {
-  return projectId(path).toLowerCase();
+  return nameKey(projectId(path));
 }

@@ -3,13 +3,13 @@ import type { Container } from "@azure/cosmos";
 import { formatEtag } from "../http/conditional";
 import type { ResourceService } from "../http/resource-routes";
 import { InvalidRequestContent, ResourceNotFound } from "../shared/errors";
+import { nameKey, sameName } from "../shared/name-key";
 import type { Page, PageRequest } from "../shared/page";
 import { normalizeEtag, type Preconditions } from "../shared/preconditions";
 import type { Versioned } from "../shared/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { documentId } from "../store/document-id";
 import { DocumentStore, type Stored } from "../store/document-store";
-import type { QuotaLedger } from "../store/quota-ledger";
 import {
   ASSESSMENT_TYPE,
   type AssessmentPath,
@@ -36,7 +36,7 @@ export interface AssessmentDocument {
 const WRITER = { by: "master key", byType: "Key" } as const;
 
 function addressOf(path: AssessmentPath): DocumentAddress {
-  return { id: documentId(path.assessmentName.toLowerCase()), partitionKey: projectKey(path) };
+  return { id: documentId(nameKey(path.assessmentName)), partitionKey: projectKey(path) };
 }
 
 function toResource(document: Stored<AssessmentDocument>): Versioned<ClusterAssessment> {
@@ -57,19 +57,15 @@ function toResource(document: Stored<AssessmentDocument>): Versioned<ClusterAsse
   };
 }
 
-function same(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
-
 export class AssessmentService
   implements ResourceService<ProjectPath, AssessmentPath, ClusterAssessment, AssessmentPut, never>
 {
   private readonly documents: DocumentStore<AssessmentDocument>;
   private readonly writer: ConditionalWriter<AssessmentDocument>;
 
-  constructor(container: Container, quotas: QuotaLedger) {
+  constructor(container: Container) {
     this.documents = new DocumentStore<AssessmentDocument>(container, (document) => document.projectKey);
-    this.writer = new ConditionalWriter(this.documents, quotas, "assessment");
+    this.writer = new ConditionalWriter(this.documents, "assessment");
   }
 
   async get(path: AssessmentPath): Promise<Versioned<ClusterAssessment>> {
@@ -103,7 +99,7 @@ export class AssessmentService
     const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) => {
       this.checkEchoedFields(path, body, existing);
       return {
-        id: documentId(path.assessmentName.toLowerCase()),
+        id: documentId(nameKey(path.assessmentName)),
         projectKey: projectKey(path),
         resourceId: existing?.resourceId ?? assessmentId(path),
         name: existing?.name ?? path.assessmentName,
@@ -136,10 +132,10 @@ export class AssessmentService
   ): void {
     const current = existing ? toResource(existing).resource : undefined;
     const mismatches: string[] = [];
-    if (body.id !== undefined && !same(body.id, current?.id ?? assessmentId(path))) mismatches.push("id");
-    if (body.name !== undefined && !same(body.name, current?.name ?? path.assessmentName))
+    if (body.id !== undefined && !sameName(body.id, current?.id ?? assessmentId(path))) mismatches.push("id");
+    if (body.name !== undefined && !sameName(body.name, current?.name ?? path.assessmentName))
       mismatches.push("name");
-    if (body.type !== undefined && !same(body.type, ASSESSMENT_TYPE)) mismatches.push("type");
+    if (body.type !== undefined && !sameName(body.type, ASSESSMENT_TYPE)) mismatches.push("type");
     if (body.eTag !== undefined && (!current || normalizeEtag(body.eTag) !== normalizeEtag(current.eTag))) {
       mismatches.push("eTag");
     }

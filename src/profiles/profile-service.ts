@@ -1,18 +1,23 @@
 import type { Container } from "@azure/cosmos";
 import type { ResourceService } from "../http/resource-routes";
 import { InvalidRequestContent, QuotaExceeded, ResourceNotFound } from "../shared/errors";
+import { nameKey, sameName } from "../shared/name-key";
 import type { Page, PageRequest } from "../shared/page";
 import type { Preconditions } from "../shared/preconditions";
 import type { Versioned } from "../shared/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
-import type { QuotaLedger, QuotaScope } from "../store/quota-ledger";
+import { LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
 import { utf8Length } from "./profile-content";
 import type { AuthenticationProfile, ProfilePatch, ProfilePut } from "./profile-schema";
 
-/** The stored form: `id` is the lower-cased name, so names match case-insensitively. */
+/**
+ * The stored form: `id` is the lower-cased name, so names match case-insensitively. Every profile
+ * is in the one partition `scope` = "account", beside the ledger of the account's count quota.
+ */
 export interface ProfileDocument {
   id: string;
+  scope: typeof ACCOUNT_SCOPE;
   authenticationProfileName: string;
   authenticationProfileContent: string;
   createdAt: string;
@@ -35,17 +40,15 @@ function toResource(document: Stored<ProfileDocument>): Versioned<Authentication
   };
 }
 
-function sameName(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
-
 /** The profile's path parameters. */
 export interface ProfilePath {
   authenticationProfileName: string;
 }
 
+const ACCOUNT_SCOPE = "account";
+
 function addressOf({ authenticationProfileName: name }: ProfilePath): DocumentAddress {
-  return { id: name.toLowerCase(), partitionKey: name.toLowerCase() };
+  return { id: nameKey(name), partitionKey: ACCOUNT_SCOPE };
 }
 
 export class ProfileService
@@ -54,21 +57,25 @@ export class ProfileService
 {
   private readonly documents: DocumentStore<ProfileDocument>;
   private readonly writer: ConditionalWriter<ProfileDocument>;
-  private readonly quota: QuotaScope;
+  readonly quota: QuotaScope;
+  readonly ledger: QuotaLedger<ProfileDocument>;
 
   constructor(
     container: Container,
-    quotas: QuotaLedger,
     private readonly limits: ProfileLimits,
   ) {
-    this.documents = new DocumentStore<ProfileDocument>(container, (document) => document.id);
-    this.writer = new ConditionalWriter(this.documents, quotas, "authentication profile");
+    this.documents = new DocumentStore<ProfileDocument>(container, (document) => document.scope);
     this.quota = {
-      id: "authenticationProfiles",
+      partitionKey: ACCOUNT_SCOPE,
       limit: limits.maxCount,
       noun: "authentication profiles",
-      existingKeys: () => this.documents.queryAll<string>({ query: "SELECT VALUE c.id FROM c" }),
+      setting: "AUTH_PROFILE_MAX_COUNT",
     };
+    this.ledger = new QuotaLedger(this.documents, "scope");
+    this.writer = new ConditionalWriter(this.documents, "authentication profile", {
+      ledger: this.ledger,
+      scopeOf: () => this.quota,
+    });
   }
 
   async get(path: ProfilePath): Promise<Versioned<AuthenticationProfile>> {
@@ -79,7 +86,13 @@ export class ProfileService
   }
 
   async list(_path: Record<string, never>, page: PageRequest): Promise<Page<AuthenticationProfile>> {
-    const result = await this.documents.queryPage({ query: "SELECT * FROM c ORDER BY c.id" }, page);
+    const result = await this.documents.queryPage(
+      {
+        query: "SELECT * FROM c WHERE c.id != @ledger ORDER BY c.id",
+        parameters: [{ name: "@ledger", value: LEDGER_ID }],
+      },
+      page,
+    );
     return {
       items: result.items.map((document) => toResource(document).resource),
       continuation: result.continuation,
@@ -96,20 +109,17 @@ export class ProfileService
     this.checkEchoedFields(name, body);
     this.checkContentQuota(body.authenticationProfileContent);
     const now = new Date().toISOString();
-    const { document, created } = await this.writer.put(
-      addressOf(path),
-      preconditions,
-      (existing) =>
-        existing
-          ? { ...existing, authenticationProfileContent: body.authenticationProfileContent, updatedAt: now }
-          : {
-              id: name.toLowerCase(),
-              authenticationProfileName: name,
-              authenticationProfileContent: body.authenticationProfileContent,
-              createdAt: now,
-              updatedAt: now,
-            },
-      this.quota,
+    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) =>
+      existing
+        ? { ...existing, authenticationProfileContent: body.authenticationProfileContent, updatedAt: now }
+        : {
+            id: nameKey(name),
+            scope: ACCOUNT_SCOPE,
+            authenticationProfileName: name,
+            authenticationProfileContent: body.authenticationProfileContent,
+            createdAt: now,
+            updatedAt: now,
+          },
     );
     return { versioned: toResource(document), created };
   }
@@ -138,7 +148,7 @@ export class ProfileService
 
   /** Deletes the profile; false when there was nothing to delete. */
   delete(path: ProfilePath, preconditions: Preconditions): Promise<boolean> {
-    return this.writer.delete(addressOf(path), preconditions, this.quota);
+    return this.writer.delete(addressOf(path), preconditions);
   }
 
   /** `id` and the name are read-only echoes of the path. */

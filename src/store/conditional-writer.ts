@@ -1,7 +1,7 @@
 import { PreconditionFailed, ServiceUnavailable } from "../shared/errors";
 import { checkPreconditions, hasPreconditions, type Preconditions } from "../shared/preconditions";
 import { Conflict } from "./cosmos-errors";
-import type { DocumentStore, Stored } from "./document-store";
+import type { DeleteOutcome, DocumentStore, Stored } from "./document-store";
 import type { QuotaLedger, QuotaScope } from "./quota-ledger";
 
 /** Where one resource lives: its document id and partition key. */
@@ -10,20 +10,36 @@ export interface DocumentAddress {
   partitionKey: string;
 }
 
-/** How many times a write without preconditions re-reads after losing a race before giving up. */
-const WRITE_ATTEMPTS = 5;
+/** A count quota on the resources: its ledger, and the scope a resource's address falls in. */
+export interface CountQuota<T extends { id: string }> {
+  ledger: QuotaLedger<T>;
+  scopeOf: (address: DocumentAddress) => QuotaScope;
+}
+
+/**
+ * How many times a write re-reads after losing a race before giving up with 503. A PATCH must apply
+ * to the latest version, so each of n racing PATCHes may lose up to n-1 rounds.
+ */
+const WRITE_ATTEMPTS = 40;
+
+function pause(attempt: number): Promise<void> {
+  if (attempt === 0) return Promise.resolve();
+  const ms = Math.min(100, 2 ** Math.min(attempt, 7)) * Math.random();
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /**
  * The write paths every resource shares: read the current version, check the client's
- * If-Match / If-None-Match against it, then write conditionally on that same version. A write the
- * client did not make conditional is retried when it loses a race; one it did is answered 412.
- * Where a resource has a count quota, creates reserve a place in it first and deletes release it after.
+ * If-Match / If-None-Match against it, then write. A write the client made conditional is written
+ * on that same version, and answered 412 when it lost a race; a PUT the client did not make
+ * conditional replaces whatever is current (the last write wins), and a PATCH is retried on the
+ * new version. Where a resource has a count quota, its creates and deletes go through the ledger.
  */
 export class ConditionalWriter<T extends { id: string }> {
   constructor(
     private readonly documents: DocumentStore<T>,
-    private readonly quotas: QuotaLedger,
     private readonly describe: string,
+    private readonly quota?: CountQuota<T>,
   ) {}
 
   /** Creates or replaces; `build` gets the current version (if any) and returns the new body. */
@@ -31,20 +47,23 @@ export class ConditionalWriter<T extends { id: string }> {
     address: DocumentAddress,
     preconditions: Preconditions,
     build: (existing: Stored<T> | undefined) => T,
-    quota?: QuotaScope,
   ): Promise<{ document: Stored<T>; created: boolean }> {
+    const conditional = hasPreconditions(preconditions);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      await pause(attempt);
       const existing = await this.documents.read(address.id, address.partitionKey);
       checkPreconditions(preconditions, existing?._etag);
       if (existing) {
-        const replaced = await this.replaceUnlessRaced(build(existing), existing._etag, preconditions);
+        const replaced = await this.replaceUnlessRaced(
+          build(existing),
+          conditional ? existing._etag : undefined,
+          conditional,
+        );
         if (replaced) return { document: replaced, created: false };
         continue;
       }
-      const document = build(undefined);
-      if (quota) await this.quotas.reserve(quota, address.id);
       try {
-        return { document: await this.documents.create(document), created: true };
+        return { document: await this.create(address, build(undefined)), created: true };
       } catch (error) {
         // Someone created it first: go round again and treat it as a replace (or a 412).
         if (!(error instanceof Conflict)) throw error;
@@ -60,43 +79,61 @@ export class ConditionalWriter<T extends { id: string }> {
     change: (existing: Stored<T>) => T,
     absent: () => Error,
   ): Promise<Stored<T>> {
+    const conditional = hasPreconditions(preconditions);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      await pause(attempt);
       const existing = await this.documents.read(address.id, address.partitionKey);
       checkPreconditions(preconditions, existing?._etag);
       if (!existing) throw absent();
-      const replaced = await this.replaceUnlessRaced(change(existing), existing._etag, preconditions);
+      const replaced = await this.replaceUnlessRaced(change(existing), existing._etag, conditional);
       if (replaced) return replaced;
     }
     throw this.contention();
   }
 
   /** Deletes the resource; false when there was nothing to delete. */
-  async delete(address: DocumentAddress, preconditions: Preconditions, quota?: QuotaScope): Promise<boolean> {
+  async delete(address: DocumentAddress, preconditions: Preconditions): Promise<boolean> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      await pause(attempt);
       const existing = await this.documents.read(address.id, address.partitionKey);
       checkPreconditions(preconditions, existing?._etag);
       if (!existing) return false;
-      try {
-        if (!(await this.documents.delete(address.id, address.partitionKey, existing._etag))) return false;
-      } catch (error) {
-        if (hasPreconditions(preconditions) || !(error instanceof PreconditionFailed)) throw error;
-        continue;
+      const outcome = await this.deleteVersion(address, existing._etag);
+      if (outcome === "deleted") return true;
+      // The version the client's If-Match named is gone: another request deleted or replaced it.
+      if (hasPreconditions(preconditions)) {
+        throw new PreconditionFailed(
+          outcome === "absent"
+            ? "The resource was deleted by another request."
+            : "The resource has changed: If-Match does not match its current ETag.",
+          "If-Match",
+        );
       }
-      if (quota) await this.quotas.release(quota, address.id);
-      return true;
+      if (outcome === "absent") return false;
     }
     throw this.contention();
   }
 
+  private create(address: DocumentAddress, document: T): Promise<Stored<T>> {
+    if (this.quota === undefined) return this.documents.create(document);
+    return this.quota.ledger.create(document, this.quota.scopeOf(address));
+  }
+
+  private deleteVersion(address: DocumentAddress, etag: string): Promise<DeleteOutcome> {
+    if (this.quota === undefined) return this.documents.delete(address.id, address.partitionKey, etag);
+    return this.quota.ledger.delete(address.id, etag, this.quota.scopeOf(address));
+  }
+
+  /** The replaced document, or undefined when the write lost a race the client did not guard against. */
   private async replaceUnlessRaced(
     document: T,
-    etag: string,
-    preconditions: Preconditions,
+    etag: string | undefined,
+    conditional: boolean,
   ): Promise<Stored<T> | undefined> {
     try {
       return await this.documents.replace(document, etag);
     } catch (error) {
-      if (hasPreconditions(preconditions) || !(error instanceof PreconditionFailed)) throw error;
+      if (conditional || !(error instanceof PreconditionFailed)) throw error;
       return undefined;
     }
   }

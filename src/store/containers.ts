@@ -5,10 +5,12 @@ import type { CosmosClient, Database } from "@azure/cosmos";
  * infra/ creates the same containers; tests and the local launcher call ensureContainers.
  */
 export const CONTAINERS = {
-  authenticationProfiles: { id: "authenticationProfiles", partitionKey: "/id" },
+  // One partition for every profile: the count quota is checked and changed in the same
+  // transactional batch as the profile it admits, and a batch stays within one partition.
+  profiles: { id: "profiles", partitionKey: "/scope" },
+  // One partition per digital twins instance, with that instance's quota ledger beside its endpoints.
   queueEndpoints: { id: "queueEndpoints", partitionKey: "/instanceKey" },
   clusterAssessments: { id: "clusterAssessments", partitionKey: "/projectKey" },
-  quotas: { id: "quotas", partitionKey: "/id" },
 } as const;
 
 export type ContainerName = keyof typeof CONTAINERS;

@@ -1,14 +1,21 @@
-import type { Container, SqlQuerySpec } from "@azure/cosmos";
-import { PreconditionFailed } from "../shared/errors";
+import type { Container, OperationInput, SqlQuerySpec } from "@azure/cosmos";
+import { PreconditionFailed, ServiceUnavailable } from "../shared/errors";
 import { InvalidContinuationToken, type Page, type PageRequest } from "../shared/page";
 import { isNotFound, translateCosmosError } from "./cosmos-errors";
+
+/** What a conditional delete found. */
+export type DeleteOutcome = "deleted" | "absent" | "changed";
+
+export type BatchOutcome =
+  | { ok: true; resources: (Record<string, unknown> | undefined)[] }
+  | { ok: false; failedIndex: number; status: number };
 
 /** A stored document as read back: the body plus the store's version tag. */
 export type Stored<T> = T & { _etag: string };
 
 const SYSTEM_PROPERTIES = ["_rid", "_self", "_ts", "_attachments", "_lsn"] as const;
 
-function withoutSystemProperties<T>(resource: Record<string, unknown>): Stored<T> {
+export function withoutSystemProperties<T>(resource: Record<string, unknown>): Stored<T> {
   const copy = { ...resource };
   for (const key of SYSTEM_PROPERTIES) delete copy[key];
   return copy as Stored<T>;
@@ -51,14 +58,18 @@ export class DocumentStore<T extends { id: string }> {
   }
 
   /**
-   * Replaces the version read earlier. A concurrent change raises PreconditionFailed, and so does a
-   * concurrent delete (Cosmos answers 404): either way the version read is no longer current.
+   * Replaces the version read earlier (`etag`), or whatever version is current when `etag` is
+   * undefined. A concurrent change raises PreconditionFailed, and so does a concurrent delete
+   * (Cosmos answers 404): either way the version read is no longer there.
    */
-  async replace(document: T, etag: string): Promise<Stored<T>> {
+  async replace(document: T, etag: string | undefined): Promise<Stored<T>> {
     try {
       const { resource } = await this.container
         .item(document.id, this.partitionKeyOf(document))
-        .replace(document, { accessCondition: { type: "IfMatch", condition: etag } });
+        .replace(
+          document,
+          etag === undefined ? {} : { accessCondition: { type: "IfMatch", condition: etag } },
+        );
       return withoutSystemProperties<T>(resource as unknown as Record<string, unknown>);
     } catch (error) {
       if (isNotFound(error))
@@ -67,17 +78,42 @@ export class DocumentStore<T extends { id: string }> {
     }
   }
 
-  /** Deletes the version read earlier; false when it was already gone. */
-  async delete(id: string, partitionKey: string, etag: string): Promise<boolean> {
+  /** Deletes the version read earlier: "absent" when it was gone, "changed" when it was replaced since. */
+  async delete(id: string, partitionKey: string, etag: string): Promise<DeleteOutcome> {
     try {
       await this.container
         .item(id, partitionKey)
         .delete({ accessCondition: { type: "IfMatch", condition: etag } });
-      return true;
+      return "deleted";
     } catch (error) {
-      if (isNotFound(error)) return false;
-      throw translateCosmosError(error);
+      if (isNotFound(error)) return "absent";
+      const translated = translateCosmosError(error);
+      if (translated instanceof PreconditionFailed) return "changed";
+      throw translated;
     }
+  }
+
+  /**
+   * Runs operations in one partition as a transactional batch: all of them happen or none does.
+   * When one fails, tells which and with what status; throttling and outages raise as elsewhere.
+   */
+  async batch(operations: OperationInput[], partitionKey: string): Promise<BatchOutcome> {
+    const response = await this.container.items.batch(operations, partitionKey).catch((error: unknown) => {
+      const translatedError = translateCosmosError(error);
+      // The SDK rewraps a batch that got no answer as a bare Error, without the cause's code.
+      if (translatedError instanceof Error && translatedError.message.startsWith("Batch request error")) {
+        throw new ServiceUnavailable("The data store cannot be reached right now.", 5);
+      }
+      throw translatedError;
+    });
+    const results = response.result ?? [];
+    const failed = results.findIndex((result) => result.statusCode >= 400 && result.statusCode !== 424);
+    if (failed < 0 && response.code !== undefined && response.code < 400) {
+      return { ok: true, resources: results.map((result) => result.resourceBody) };
+    }
+    const status = results[failed]?.statusCode ?? response.code ?? 500;
+    if (status === 429 || status >= 500) throw translateCosmosError({ code: status });
+    return { ok: false, failedIndex: failed, status };
   }
 
   /** One page of a query, resumable with the returned continuation token. */

@@ -1,108 +1,148 @@
-import type { Container } from "@azure/cosmos";
-import { PreconditionFailed, QuotaExceeded, ServiceUnavailable } from "../shared/errors";
+import type { OperationInput } from "@azure/cosmos";
+import { QuotaExceeded, ServiceUnavailable } from "../shared/errors";
 import { Conflict } from "./cosmos-errors";
-import { DocumentStore } from "./document-store";
+import { type DeleteOutcome, DocumentStore, type Stored, withoutSystemProperties } from "./document-store";
 
 /**
- * A count quota that holds under concurrent creates, across partitions.
+ * A count quota that is exact under any interleaving of writes, on any number of hosts.
  *
- * Resources of one kind live in many partitions, so no single Cosmos transaction can count and
- * create at once. Instead every create first reserves its key in one ledger document per scope,
- * written with If-Match: of any number of racing writers exactly one wins each version, so the
- * ledger never holds more than `limit` keys. The resource is written after its reservation and
- * released after its delete. A crash between the two steps leaves a stale key; when the ledger is
- * full, keys older than `staleAfterMs` whose resource does not exist are pruned, so a lost step
- * can only delay a create, never let the count exceed the limit.
+ * Each quota scope is one partition of the container that holds the resources it counts, and
+ * holds one more document, the ledger, listing the ids of the resources in the scope. Creating a
+ * resource and adding its id to the ledger are one transactional batch, and so are deleting it and
+ * removing its id: the ledger is replaced with If-Match, so of racing creates and deletes exactly
+ * one wins each version of the ledger, the others retry against the new one, and no state exists
+ * in which a resource is stored but not counted. A crash cannot leave the two apart either.
+ *
+ * A ledger is made on first use from the resources already in the scope. Resources created or
+ * deleted around the service (say, by hand in the portal) are not seen; deleting the scope's
+ * ledger document makes the next write count afresh.
  */
-export interface QuotaLedgerDocument {
-  id: string;
-  /** Reserved key -> ISO time of its reservation. */
-  entries: Record<string, string>;
-}
+export const LEDGER_ID = "$quota";
 
 export interface QuotaScope {
-  /** Ledger document id, e.g. "authenticationProfiles" or "endpoints|<instance id>". */
-  id: string;
+  /** The partition the scope's resources and its ledger live in. */
+  partitionKey: string;
   limit: number;
   /** What the quota is of, for the error message: "authentication profiles". */
   noun: string;
-  /** Keys of the resources that exist now; used to build and to prune the ledger. */
-  existingKeys: () => Promise<string[]>;
+  /** The setting that sets the limit, so the error can say how to raise it. */
+  setting: string;
+}
+
+type LedgerDocument = { id: string; members: string[] } & Record<string, string | string[]>;
+
+interface Ledger {
+  members: Set<string>;
+  /** Undefined while the scope has no ledger document yet. */
+  etag: string | undefined;
 }
 
 const MAX_ATTEMPTS = 60;
 
+/**
+ * A delete of one version. Cosmos DB honours `ifMatch` on every batch operation; the SDK's type
+ * leaves it off the delete alone, and passes the operation on as it is.
+ */
+function deleteIfMatch(id: string, etag: string): OperationInput {
+  return { operationType: "Delete", id, ifMatch: etag } as OperationInput;
+}
+
 function pause(attempt: number): Promise<void> {
-  const ms = Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * Math.random();
+  const ms = Math.min(200, 2 * 2 ** Math.min(attempt, 7)) * Math.random();
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export class QuotaLedger {
-  private readonly ledgers: DocumentStore<QuotaLedgerDocument>;
+export class QuotaLedger<T extends { id: string }> {
+  private readonly ledgers: DocumentStore<LedgerDocument>;
 
+  /** `partitionKeyField`: the property of the container's partition key, e.g. "instanceKey". */
   constructor(
-    container: Container,
-    private readonly staleAfterMs = 60_000,
-    private readonly now: () => Date = () => new Date(),
+    private readonly documents: DocumentStore<T>,
+    private readonly partitionKeyField: string,
   ) {
-    this.ledgers = new DocumentStore<QuotaLedgerDocument>(container, (doc) => doc.id);
-  }
-
-  /** Reserves `key` in the scope, or throws QuotaExceeded when the scope is full. Idempotent. */
-  async reserve(scope: QuotaScope, key: string): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const ledger = await this.ledgers.read(scope.id, scope.id);
-      if (ledger && Object.hasOwn(ledger.entries, key)) return;
-      let entries = ledger?.entries ?? (await this.initialEntries(scope));
-      if (Object.keys(entries).length >= scope.limit) entries = await this.pruned(scope, entries);
-      if (Object.keys(entries).length >= scope.limit) {
-        throw new QuotaExceeded(`The quota of ${scope.limit} ${scope.noun} is reached.`);
-      }
-      const next = { id: scope.id, entries: { ...entries, [key]: this.now().toISOString() } };
-      if (await this.write(next, ledger?._etag)) return;
-      await pause(attempt);
-    }
-    throw new ServiceUnavailable(`Too many concurrent changes to ${scope.noun}; retry shortly.`, 1);
-  }
-
-  /** Frees `key`'s place in the scope. */
-  async release(scope: QuotaScope, key: string): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const ledger = await this.ledgers.read(scope.id, scope.id);
-      // hasOwn: a key such as "constructor" must not match what every object inherits.
-      if (!ledger || !Object.hasOwn(ledger.entries, key)) return;
-      const { [key]: _released, ...entries } = ledger.entries;
-      if (await this.write({ id: scope.id, entries }, ledger._etag)) return;
-      await pause(attempt);
-    }
-    throw new ServiceUnavailable(`Too many concurrent changes to ${scope.noun}; retry shortly.`, 1);
-  }
-
-  /** A ledger created after resources already exist starts from them, so they count. */
-  private async initialEntries(scope: QuotaScope): Promise<Record<string, string>> {
-    const reservedAt = new Date(0).toISOString();
-    return Object.fromEntries((await scope.existingKeys()).map((key) => [key, reservedAt]));
-  }
-
-  private async pruned(scope: QuotaScope, entries: Record<string, string>): Promise<Record<string, string>> {
-    const existing = new Set(await scope.existingKeys());
-    const staleBefore = this.now().getTime() - this.staleAfterMs;
-    return Object.fromEntries(
-      Object.entries(entries).filter(
-        ([key, reservedAt]) => existing.has(key) || Date.parse(reservedAt) > staleBefore,
-      ),
+    this.ledgers = new DocumentStore<LedgerDocument>(documents.container, (doc) =>
+      String(doc[partitionKeyField]),
     );
   }
 
-  /** Writes the ledger if nobody else did since it was read; false when the race was lost. */
-  private async write(next: QuotaLedgerDocument, etag: string | undefined): Promise<boolean> {
-    try {
-      if (etag === undefined) await this.ledgers.create(next);
-      else await this.ledgers.replace(next, etag);
-      return true;
-    } catch (error) {
-      if (error instanceof Conflict || error instanceof PreconditionFailed) return false;
-      throw error;
+  /** Creates `document` and counts it, or throws QuotaExceeded; Conflict when its id is taken. */
+  async create(document: T, scope: QuotaScope): Promise<Stored<T>> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const ledger = await this.read(scope);
+      ledger.members.add(document.id);
+      if (ledger.members.size > scope.limit) {
+        throw new QuotaExceeded(
+          `The quota of ${scope.limit} ${scope.noun} is reached; delete one first, or raise ${scope.setting}.`,
+        );
+      }
+      const outcome = await this.documents.batch(
+        [{ operationType: "Create", resourceBody: document }, this.ledgerWrite(scope, ledger)],
+        scope.partitionKey,
+      );
+      if (outcome.ok) return withoutSystemProperties<T>(outcome.resources[0] ?? {});
+      if (outcome.failedIndex === 0 && outcome.status === 409) throw new Conflict("The id is taken.");
+      this.expectLedgerRace(outcome.failedIndex, outcome.status);
+      await pause(attempt);
     }
+    throw this.contention(scope);
+  }
+
+  /** Deletes the version `etag` of the document `id` and uncounts it. */
+  async delete(id: string, etag: string, scope: QuotaScope): Promise<DeleteOutcome> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const ledger = await this.read(scope);
+      ledger.members.delete(id);
+      const outcome = await this.documents.batch(
+        [deleteIfMatch(id, etag), this.ledgerWrite(scope, ledger)],
+        scope.partitionKey,
+      );
+      if (outcome.ok) return "deleted";
+      if (outcome.failedIndex === 0 && outcome.status === 404) return "absent";
+      if (outcome.failedIndex === 0 && outcome.status === 412) return "changed";
+      this.expectLedgerRace(outcome.failedIndex, outcome.status);
+      await pause(attempt);
+    }
+    throw this.contention(scope);
+  }
+
+  /** The ids the scope's ledger counts, for checks; undefined before the first counted write. */
+  async members(scope: QuotaScope): Promise<string[] | undefined> {
+    return (await this.ledgers.read(LEDGER_ID, scope.partitionKey))?.members;
+  }
+
+  private async read(scope: QuotaScope): Promise<Ledger> {
+    const ledger = await this.ledgers.read(LEDGER_ID, scope.partitionKey);
+    if (ledger) return { members: new Set(ledger.members), etag: ledger._etag };
+    // Resources stored before the scope had a ledger count too.
+    const existing = await this.documents.queryAll<string>({
+      query: `SELECT VALUE c.id FROM c WHERE c.${this.partitionKeyField} = @partitionKey AND c.id != @ledger`,
+      parameters: [
+        { name: "@partitionKey", value: scope.partitionKey },
+        { name: "@ledger", value: LEDGER_ID },
+      ],
+    });
+    return { members: new Set(existing), etag: undefined };
+  }
+
+  /** The ledger's new version, written only if nobody else wrote it since it was read. */
+  private ledgerWrite(scope: QuotaScope, ledger: Ledger): OperationInput {
+    const resourceBody: LedgerDocument = {
+      id: LEDGER_ID,
+      [this.partitionKeyField]: scope.partitionKey,
+      members: [...ledger.members].sort(),
+    };
+    return ledger.etag === undefined
+      ? { operationType: "Create", resourceBody }
+      : { operationType: "Replace", id: LEDGER_ID, resourceBody, ifMatch: ledger.etag };
+  }
+
+  /** A batch may fail on its ledger write only because another write got there first. */
+  private expectLedgerRace(failedIndex: number, status: number): void {
+    if (failedIndex === 1 && (status === 409 || status === 412)) return;
+    throw new Error(`Unexpected quota batch failure: operation ${failedIndex} answered ${status}.`);
+  }
+
+  private contention(scope: QuotaScope): ServiceUnavailable {
+    return new ServiceUnavailable(`Too many concurrent changes to ${scope.noun}; retry shortly.`, 1);
   }
 }

@@ -4,6 +4,7 @@ import {
   startCosmosServer,
 } from "../../dev/stand-ins/cosmos-server";
 import { CONTAINERS, ensureContainers } from "../../src/store/containers";
+import { LEDGER_ID } from "../../src/store/quota-ledger";
 import { expectArmError } from "../support/arm";
 import { startTestHost, type TestHost } from "../support/test-host";
 
@@ -70,8 +71,8 @@ it("answers 503 with Retry-After while the store is down, and recovers without a
   expect((await host.request("/authenticationProfiles/after")).status).toBe(200);
   expect((await host.request("/health", { key: null })).status).toBe(200);
   const { resources } = await host.services.database
-    .container(CONTAINERS.authenticationProfiles.id)
+    .container(CONTAINERS.profiles.id)
     .items.readAll()
     .fetchAll();
-  expect(resources.map((item) => item.id)).toEqual(["after"]);
+  expect(resources.map((item) => item.id).sort()).toEqual([LEDGER_ID, "after"]);
 });

@@ -1,5 +1,5 @@
 import { CONTAINERS } from "../../src/store/containers";
-import { QuotaLedger } from "../../src/store/quota-ledger";
+import { LEDGER_ID } from "../../src/store/quota-ledger";
 import { expectArmError } from "../support/arm";
 import { startTestHost, type TestHost } from "../support/test-host";
 
@@ -99,35 +99,30 @@ describe("the quota ledger", () => {
   });
   afterAll(() => host.stop());
 
-  it("prunes a reservation whose create never happened, once it is stale", async () => {
-    const container = host.services.database.container(CONTAINERS.quotas.id);
-    // A writer that reserved and then crashed before creating its profile:
-    const crashed = new QuotaLedger(container);
-    const scope = {
-      id: "authenticationProfiles",
-      limit: 2,
-      noun: "authentication profiles",
-      existingKeys: async () => [],
-    };
-    await crashed.reserve(scope, "never-created-1");
-    await crashed.reserve(scope, "never-created-2");
-    // Fresh reservations still count: a create may be in flight.
-    await expectArmError(await putProfile(host, "blocked"), 409, "QuotaExceeded");
-    // Backdate them past the staleness window; the next create prunes them.
-    const { resource } = await container.item(scope.id, scope.id).read();
-    for (const key of Object.keys(resource.entries)) resource.entries[key] = new Date(0).toISOString();
-    await container.item(scope.id, scope.id).replace(resource);
-    expect((await putProfile(host, "unblocked")).status).toBe(201);
-    expect(await listedNames(host)).toEqual(["unblocked"]);
+  it("recounts from the stored profiles when the ledger document is removed", async () => {
+    expect((await putProfile(host, "counted-1")).status).toBe(201);
+    expect((await putProfile(host, "counted-2")).status).toBe(201);
+    expect(await host.services.profiles.ledger.members(host.services.profiles.quota)).toEqual([
+      "counted-1",
+      "counted-2",
+    ]);
+    // An operator removes the ledger (say, after deleting profiles by hand): the next write
+    // counts the profiles that are stored, so the quota still holds.
+    await host.services.database.container(CONTAINERS.profiles.id).item(LEDGER_ID, "account").delete();
+    await expectArmError(await putProfile(host, "third"), 409, "QuotaExceeded");
+    expect((await host.request("/authenticationProfiles/counted-1", { method: "DELETE" })).status).toBe(200);
+    expect((await putProfile(host, "third")).status).toBe(201);
+    expect(await listedNames(host)).toEqual(["counted-2", "third"]);
   });
 
   it("counts profiles that existed before the ledger did", async () => {
     const fresh = await startTestHost({ AUTH_PROFILE_MAX_COUNT: "2" });
     try {
-      const profiles = fresh.services.database.container(CONTAINERS.authenticationProfiles.id);
+      const profiles = fresh.services.database.container(CONTAINERS.profiles.id);
       for (const name of ["legacy-1", "legacy-2"]) {
         await profiles.items.create({
           id: name,
+          scope: "account",
           authenticationProfileName: name,
           authenticationProfileContent: "{}",
           createdAt: new Date(0).toISOString(),

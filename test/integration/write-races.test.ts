@@ -12,15 +12,15 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 
 it("reports a replace of a document deleted since it was read as PreconditionFailed", async () => {
-  const store = new DocumentStore<{ id: string; value: number }>(
-    host.services.database.container(CONTAINERS.authenticationProfiles.id),
-    (document) => document.id,
+  const store = new DocumentStore<{ id: string; scope: string; value: number }>(
+    host.services.database.container(CONTAINERS.profiles.id),
+    (document) => document.scope,
   );
-  const created = await store.create({ id: "raced", value: 1 });
-  expect(await store.delete("raced", "raced", created._etag)).toBe(true);
-  await expect(store.replace({ id: "raced", value: 2 }, created._etag)).rejects.toBeInstanceOf(
-    PreconditionFailed,
-  );
+  const created = await store.create({ id: "raced", scope: "account", value: 1 });
+  expect(await store.delete("raced", "account", created._etag)).toBe("deleted");
+  await expect(
+    store.replace({ id: "raced", scope: "account", value: 2 }, created._etag),
+  ).rejects.toBeInstanceOf(PreconditionFailed);
 });
 
 it("never answers 500 when PUT, PATCH and DELETE of one profile race each other", async () => {

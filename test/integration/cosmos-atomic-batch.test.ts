@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import * as https from "node:https";
+import { type Container, CosmosClient, type OperationInput } from "@azure/cosmos";
+import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
+import { sharedStandIns } from "../support/stand-ins-env";
+
+// The local Cosmos DB server's transactional batch, as the quota ledger relies on it: all or nothing,
+// in the partition named once for the batch (as the SDK sends it), 207 with 424s on failure.
+let client: CosmosClient;
+let container: Container;
+
+beforeAll(async () => {
+  client = new CosmosClient({
+    endpoint: sharedStandIns().cosmosEndpoint,
+    key: COSMOS_EMULATOR_KEY,
+    agent: new https.Agent({ rejectUnauthorized: false }),
+  });
+  const { database } = await client.databases.createIfNotExists({ id: `batch-${randomUUID().slice(0, 8)}` });
+  ({ container } = await database.containers.createIfNotExists({
+    id: "things",
+    partitionKey: { paths: ["/group"] },
+  }));
+});
+afterAll(() => client.dispose());
+
+async function ids(group: string): Promise<string[]> {
+  const { resources } = await container.items
+    .query<string>({
+      query: "SELECT VALUE c.id FROM c WHERE c.group = @group",
+      parameters: [{ name: "@group", value: group }],
+    })
+    .fetchAll();
+  return resources.sort();
+}
+
+it("commits every operation, Replace and Delete included, in the batch's partition", async () => {
+  const { resource: kept } = await container.items.create({ id: "kept", group: "a", value: 1 });
+  await container.items.create({ id: "gone", group: "a" });
+  const response = await container.items.batch(
+    [
+      { operationType: "Create", resourceBody: { id: "new", group: "a" } },
+      {
+        operationType: "Replace",
+        id: "kept",
+        resourceBody: { id: "kept", group: "a", value: 2 },
+        ifMatch: kept?._etag,
+      },
+      { operationType: "Delete", id: "gone" },
+    ],
+    "a",
+  );
+  expect(response.code).toBe(200);
+  expect(response.result?.map((result) => result.statusCode)).toEqual([201, 200, 204]);
+  expect(await ids("a")).toEqual(["kept", "new"]);
+  expect((await container.item("kept", "a").read()).resource?.value).toBe(2);
+});
+
+it("undoes the operations before a failure and answers 207 with 424 for the others", async () => {
+  const { resource: ledger } = await container.items.create({ id: "ledger", group: "b", count: 0 });
+  await container.item("ledger", "b").replace({ id: "ledger", group: "b", count: 1 });
+  const operations: OperationInput[] = [
+    { operationType: "Create", resourceBody: { id: "first", group: "b" } },
+    { operationType: "Delete", id: "ledger" },
+    // A stale ETag: this fails, so the two before must not have happened.
+    {
+      operationType: "Replace",
+      id: "ledger",
+      resourceBody: { id: "ledger", group: "b", count: 9 },
+      ifMatch: ledger?._etag,
+    },
+    { operationType: "Create", resourceBody: { id: "after", group: "b" } },
+  ];
+  const response = await container.items.batch(operations, "b");
+  expect(response.code).toBe(207);
+  expect(response.result?.map((result) => result.statusCode)).toEqual([424, 424, 404, 424]);
+  expect(await ids("b")).toEqual(["ledger"]);
+  const { resource: after } = await container.item("ledger", "b").read();
+  expect(after?.count).toBe(1);
+});
+
+it("keeps the documents' versions on rollback, so ETags read before still match", async () => {
+  const { resource: original } = await container.items.create({ id: "versioned", group: "c", value: 1 });
+  const response = await container.items.batch(
+    [
+      { operationType: "Replace", id: "versioned", resourceBody: { id: "versioned", group: "c", value: 2 } },
+      { operationType: "Create", resourceBody: { id: "versioned", group: "c" } },
+    ],
+    "c",
+  );
+  expect(response.code).toBe(207);
+  const { resource: current } = await container.item("versioned", "c").read();
+  expect({ value: current?.value, etag: current?._etag }).toEqual({ value: 1, etag: original?._etag });
+});
+
+it("refuses a document outside the batch's partition, and undoes the rest", async () => {
+  const response = await container.items.batch(
+    [
+      { operationType: "Create", resourceBody: { id: "inside", group: "d" } },
+      { operationType: "Create", resourceBody: { id: "outside", group: "elsewhere" } },
+    ],
+    "d",
+  );
+  expect(response.result?.map((result) => result.statusCode)).toEqual([424, 400]);
+  expect([...(await ids("d")), ...(await ids("elsewhere"))]).toEqual([]);
+});
