@@ -42,14 +42,17 @@ param cosmosDatabaseName string = 'twin-resources'
 param cosmosRequestTimeoutMs int = 5000
 
 @minValue(1)
+@maxValue(1048576)
 @description('AUTH_PROFILE_CONTENT_MAX_BYTES: quota on authenticationProfileContent, in UTF-8 bytes.')
 param authProfileContentMaxBytes int = 4096
 
 @minValue(1)
+@maxValue(1000)
 @description('AUTH_PROFILE_MAX_COUNT: quota on the number of authentication profiles.')
 param authProfileMaxCount int = 10
 
 @minValue(1)
+@maxValue(100)
 @description('ENDPOINTS_PER_INSTANCE_MAX: quota on endpoints per twins instance.')
 param endpointsPerInstanceMax int = 6
 
@@ -103,10 +106,19 @@ param publicBaseUrl string = ''
 @description('Memory of each Flex Consumption instance, in MB.')
 param instanceMemoryMB int = 2048
 
-@minValue(1)
+// Flex Consumption scales per function group, and maximumInstanceCount caps each group: the HTTP
+// functions share one group, and each queue-triggered function (twinEvents-deliver) is a group of
+// its own, so the app as a whole may run up to 2 x maximumInstanceCount instances (more if a
+// non-HTTP function is added). Size it for the Cosmos DB load of one group.
+@minValue(40)
 @maxValue(1000)
-@description('The most instances the app scales out to.')
+@description('The most on-demand instances each function group scales out to: per function group (the HTTP functions; each queue-triggered function), not per app. 40 is the lowest value Flex Consumption accepts.')
 param maximumInstanceCount int = 100
+
+// Alerts (core/monitor/alerts.bicep).
+
+@description('Email address notified when events are poisoned or dead-lettered; empty: the alerts still fire in Azure Monitor but notify no one.')
+param alertEmailAddress string = ''
 
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
@@ -138,6 +150,18 @@ resource rg 'Microsoft.Resources/resourceGroups@2022-09-01' = {
   name: !empty(resourceGroupName) ? resourceGroupName : 'rg-${environmentName}'
   location: location
   tags: tags
+}
+
+// The app's identity, made first so that every role it needs can be assigned (module access) before
+// the app exists (module api depends on access).
+module identity 'core/security/user-assigned-identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    name: 'id-${resourceToken}'
+    location: location
+    tags: tags
+  }
 }
 
 module monitoring 'core/monitor/monitoring.bicep' = {
@@ -212,13 +236,23 @@ var serviceSettings = {
   PUBLIC_BASE_URL: publicBaseUrl
 }
 
-// The Functions host's own settings. AzureWebJobsStorage__accountName makes the host (and the
-// service's queue client, src/store/queue-service.ts) use https://<account>.{blob,queue,table}
-// endpoints with the app's managed identity; no credential setting is needed for the
-// system-assigned identity.
+// The Functions host's and the platform's own settings. Each one the code does not read is on the
+// allow-list of test/unit/infra-settings.test.ts, with the reason.
+// - AzureWebJobsStorage__accountName makes the host (and the service's queue client,
+//   src/store/queue-service.ts) use https://<account>.{blob,queue,table} endpoints with a managed
+//   identity; __credential and __clientId name the user-assigned one (without them the host would
+//   look for a system-assigned identity, which the app does not have).
+// - AZURE_CLIENT_ID: the code's DefaultAzureCredential (src/store/credentials.ts: Cosmos DB and the
+//   queue client) takes its managed identity's client id from it.
+// - APPLICATIONINSIGHTS_AUTHENTICATION_STRING: the host sends telemetry with an Entra ID token of
+//   this identity, as Application Insights takes no key-based ingestion (local auth off).
 var platformSettings = {
   AzureWebJobsStorage__accountName: storage.outputs.name
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identity.outputs.clientId
+  AZURE_CLIENT_ID: identity.outputs.clientId
   APPLICATIONINSIGHTS_CONNECTION_STRING: monitoring.outputs.applicationInsightsConnectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identity.outputs.clientId};Authorization=AAD'
 }
 
 module api 'app/api.bicep' = {
@@ -233,20 +267,41 @@ module api 'app/api.bicep' = {
     storageBlobEndpoint: storage.outputs.blobEndpoint
     deploymentContainerName: storage.outputs.deploymentContainerName
     appSettings: union(platformSettings, serviceSettings)
+    identityId: identity.outputs.id
     instanceMemoryMB: instanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
   }
+  // The site reads its settings as it starts: the Key Vault reference (Key Vault Secrets User), the
+  // telemetry (Monitoring Metrics Publisher), storage and Cosmos DB. Every role is assigned first.
+  dependsOn: [
+    access
+  ]
 }
 
+// The roles of the app's identity (and of the operator), assigned before the app is created.
 module access 'app/access.bicep' = {
   name: 'access'
   scope: rg
   params: {
-    appPrincipalId: api.outputs.principalId
+    appPrincipalId: identity.outputs.principalId
     operatorPrincipalId: principalId
     storageAccountName: storage.outputs.name
     keyVaultName: keyVault.outputs.name
     cosmosAccountName: cosmos.outputs.name
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+  }
+}
+
+module alerts 'core/monitor/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    namePrefix: resourceToken
+    poisonQueueName: '${twinEventsQueueName}-poison'
+    alertEmailAddress: alertEmailAddress
   }
 }
 
@@ -255,6 +310,7 @@ output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name
 output AZURE_FUNCTION_APP_NAME string = api.outputs.name
+output AZURE_FUNCTION_APP_IDENTITY_NAME string = identity.outputs.name
 output SERVICE_API_NAME string = api.outputs.name
 output SERVICE_API_URI string = 'https://${api.outputs.defaultHostName}'
 output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name

@@ -1,8 +1,13 @@
-// What the app's system-assigned identity may do, and optionally what the person running azd may
-// do for operations. A module of its own so that the role assignment names (guid of scope,
-// principal and role) are computed from a parameter, as ARM requires, not from a resource output.
+// What the app's user-assigned identity may do, and optionally what the person running azd may do
+// for operations. A module of its own so that the role assignment names (guid of scope, principal
+// and role) are computed from a parameter, as ARM requires, not from a resource output.
+//
+// main.bicep deploys this module before the Function App (app/api.bicep depends on it): every role
+// the app's settings need is assigned before the site exists, so its first start does not see an
+// unresolved Key Vault reference, rejected telemetry or a 403 from storage or Cosmos DB. Only the
+// propagation of new assignments (usually seconds, at worst minutes) is left to wait for.
 
-@description('Principal (object) id of the Function App\'s system-assigned identity.')
+@description('Principal (object) id of the Function App\'s user-assigned identity.')
 param appPrincipalId string
 
 @description('Object id of the person or pipeline running azd (AZURE_PRINCIPAL_ID); empty grants nothing.')
@@ -11,6 +16,7 @@ param operatorPrincipalId string = ''
 param storageAccountName string
 param keyVaultName string
 param cosmosAccountName string
+param applicationInsightsName string
 
 // Built-in role definition ids (the same in every tenant).
 var roles = {
@@ -19,6 +25,7 @@ var roles = {
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
   keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
+  monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
 }
 
 // Cosmos DB Built-in Data Contributor: a data-plane role of the account itself, not an Azure RBAC
@@ -47,6 +54,10 @@ resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' existing = {
   name: cosmosAccountName
 }
 
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
 resource appStorage 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   for roleId in appStorageRoles: {
     name: guid(storage.id, appPrincipalId, roleId)
@@ -67,6 +78,19 @@ resource appSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
     principalId: appPrincipalId
     principalType: 'ServicePrincipal'
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.keyVaultSecretsUser)
+  }
+}
+
+// Sends the host's telemetry: Application Insights takes Entra ID ingestion only (local auth off,
+// core/monitor/monitoring.bicep), authenticated as APPLICATIONINSIGHTS_AUTHENTICATION_STRING says.
+// Despite the name, the role covers every telemetry type, not only metrics.
+resource appTelemetry 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(applicationInsights.id, appPrincipalId, roles.monitoringMetricsPublisher)
+  scope: applicationInsights
+  properties: {
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.monitoringMetricsPublisher)
   }
 }
 

@@ -1,4 +1,4 @@
-// The Function App on the Flex Consumption plan (Linux), with a system-assigned identity. Flex
+// The Function App on the Flex Consumption plan (Linux), running as a user-assigned identity. Flex
 // Consumption takes the runtime, scale and deployment source from functionAppConfig; the app
 // settings that older plans used for them (FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION,
 // WEBSITE_RUN_FROM_PACKAGE, ...) are not supported there and are not set.
@@ -20,6 +20,9 @@ param deploymentContainerName string
 @description('Every app setting, by name (already merged in main.bicep).')
 param appSettings object
 
+@description('Resource id of the user-assigned identity the app runs as. Its roles (app/access.bicep) are assigned before this module deploys.')
+param identityId string
+
 @description('Node.js version of the Flex Consumption runtime.')
 param nodeVersion string = '22'
 
@@ -31,8 +34,11 @@ param nodeVersion string = '22'
 ])
 param instanceMemoryMB int = 2048
 
-@description('The most instances the app scales out to: a ceiling on cost and on load sent to Cosmos DB.')
-@minValue(1)
+// Flex Consumption scales per function group: all HTTP functions together, each queue-triggered
+// function on its own instances. maximumInstanceCount caps the on-demand instances of each group,
+// not of the app, so the app as a whole may run (number of groups) x maximumInstanceCount.
+@description('The most on-demand instances each function group scales out to: per function group, not per app. 40 is the lowest value Flex Consumption accepts.')
+@minValue(40)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
@@ -56,14 +62,20 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
   location: location
   tags: union(tags, { 'azd-service-name': serviceName })
   kind: 'functionapp,linux'
+  // Only the user-assigned identity: the code's DefaultAzureCredential, the host's storage
+  // connection and the telemetry all name it by client id (main.bicep, var platformSettings).
   identity: {
-    type: 'SystemAssigned'
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
   }
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
-    // Key Vault references resolve with the system-assigned identity (the default, stated here).
-    keyVaultReferenceIdentity: 'SystemAssigned'
+    // Key Vault references resolve with the user-assigned identity, whose Key Vault Secrets User role
+    // exists before the site does; the default would be a system-assigned identity, which has none.
+    keyVaultReferenceIdentity: identityId
     siteConfig: {
       minTlsVersion: '1.2'
       scmMinTlsVersion: '1.2'
@@ -81,10 +93,11 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
         storage: {
           type: 'blobContainer'
           value: '${storageBlobEndpoint}${deploymentContainerName}'
-          // The platform reads the package with the app's own identity (Storage Blob Data Owner on
-          // the account, app/access.bicep): no connection string, since shared keys are disabled.
+          // The platform reads the package with the app's identity (Storage Blob Data Owner on the
+          // account, app/access.bicep): no connection string, since shared keys are disabled.
           authentication: {
-            type: 'SystemAssignedIdentity'
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
           }
         }
       }
@@ -102,5 +115,4 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
 
 output name string = site.name
 output id string = site.id
-output principalId string = site.identity.principalId
 output defaultHostName string = site.properties.defaultHostName

@@ -8,7 +8,9 @@ import { configSchema, HOST_STORAGE_SETTINGS, LOCAL_ONLY_SETTINGS } from "../../
  * defaults. The Bicep keeps them in `var serviceSettings = { ... }`, one `NAME: value` per line,
  * apart from the Functions host's own `var platformSettings = { ... }`.
  */
-const MAIN_BICEP = path.join(__dirname, "..", "..", "infra", "main.bicep");
+// INFRA_TEST_ROOT: check another copy of the repository's infra/ (e.g. an older one) instead.
+const ROOT = process.env.INFRA_TEST_ROOT ?? path.join(__dirname, "..", "..");
+const MAIN_BICEP = path.join(ROOT, "infra", "main.bicep");
 const source = readFileSync(MAIN_BICEP, "utf8");
 const lines = source.split(/\r?\n/);
 
@@ -52,6 +54,23 @@ function codeDefault(setting: string): string | undefined {
   return parsed?.success && parsed.data !== undefined ? String(parsed.data) : undefined;
 }
 
+/**
+ * Settings of `var platformSettings` that src/config.ts does not read: the Functions host's and the
+ * platform's own, each with the reason it is set. Exactly these may be set besides the settings of
+ * src/config.ts: a name the code does not read and nothing here explains is a typo or a leftover.
+ */
+const PLATFORM_ONLY_SETTINGS: Record<string, string> = {
+  // The host's identity-based storage connection (AzureWebJobsStorage__accountName is read by both
+  // the host and src/config.ts): which managed identity signs in, and its client id.
+  AzureWebJobsStorage__credential: "the host's storage connection signs in with a managed identity",
+  AzureWebJobsStorage__clientId: "the client id of that (user-assigned) identity, for the host",
+  // Read by @azure/identity's DefaultAzureCredential (src/store/credentials.ts), not src/config.ts.
+  AZURE_CLIENT_ID: "the client id of the managed identity the service's own code signs in with",
+  APPLICATIONINSIGHTS_CONNECTION_STRING: "where the host sends telemetry",
+  // Application Insights has local auth off: ingestion needs an Entra ID token of this identity.
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: "how the host authenticates its telemetry (Entra ID)",
+};
+
 const configKeys = Object.keys(configSchema.shape).sort();
 const localOnly = new Set<string>(LOCAL_ONLY_SETTINGS);
 const hostStorage = new Set<string>(HOST_STORAGE_SETTINGS);
@@ -89,6 +108,17 @@ describe("infra/main.bicep app settings", () => {
     expect(platformConfigKeys.length).toBeGreaterThan(0);
     expect(platformConfigKeys.filter((name) => !hostStorage.has(name))).toEqual([]);
     expect([...serviceSettings.keys()].filter((name) => platformSettings.has(name))).toEqual([]);
+  });
+
+  it("sets no host or platform setting but those src/config.ts reads and the allow-listed ones", () => {
+    const notRead = [...platformSettings.keys()].filter((name) => !configKeys.includes(name));
+    expect({
+      notAllowListed: notRead.filter((name) => !(name in PLATFORM_ONLY_SETTINGS)).sort(),
+      allowListedButNotSet: Object.keys(PLATFORM_ONLY_SETTINGS)
+        .filter((name) => !platformSettings.has(name))
+        .sort(),
+    }).toEqual({ notAllowListed: [], allowListedButNotSet: [] });
+    expect(Object.keys(PLATFORM_ONLY_SETTINGS).filter((name) => configKeys.includes(name))).toEqual([]);
   });
 
   it("defaults every tunable setting to the default of src/config.ts", () => {

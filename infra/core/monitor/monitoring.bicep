@@ -37,9 +37,15 @@ resource applicationInsights 'Microsoft.Insights/components@2020-02-02' = {
   properties: {
     Application_Type: 'web'
     WorkspaceResourceId: logAnalytics.id
+    // Entra ID ingestion only: the connection string's instrumentation key alone is no longer
+    // enough to send telemetry. The app authenticates with its identity
+    // (APPLICATIONINSIGHTS_AUTHENTICATION_STRING in main.bicep), which holds Monitoring Metrics
+    // Publisher on this component (app/access.bicep).
+    DisableLocalAuth: true
   }
 }
 
 output applicationInsightsName string = applicationInsights.name
+output applicationInsightsId string = applicationInsights.id
 output applicationInsightsConnectionString string = applicationInsights.properties.ConnectionString
 output logAnalyticsName string = logAnalytics.name

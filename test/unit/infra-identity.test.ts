@@ -1,0 +1,188 @@
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+
+/**
+ * The app's identity and its roles, read from the Bicep as text. What this guards: every role a
+ * setting needs exists before the site that reads the setting (a site created first would start
+ * with its Key Vault reference unresolved and fail configuration validation); the site runs as one
+ * user-assigned identity, named wherever a credential is chosen; and Application Insights takes
+ * Entra ID ingestion only, which the app is allowed.
+ */
+// INFRA_TEST_ROOT: check another copy of the repository's infra/ (e.g. an older one) instead.
+const ROOT = process.env.INFRA_TEST_ROOT ?? path.join(__dirname, "..", "..");
+const read = (file: string) => readFileSync(path.join(ROOT, "infra", file), "utf8");
+const mainBicep = read("main.bicep");
+const apiBicep = read("app/api.bicep");
+const accessBicep = read("app/access.bicep");
+const monitoringBicep = read("core/monitor/monitoring.bicep");
+
+/** Built-in role definition ids (the same in every tenant), by the key access.bicep uses for them. */
+const BUILT_IN_ROLES: Record<string, string> = {
+  storageBlobDataOwner: "b7e6dc6d-f1e8-4753-8033-0f276bb0955b",
+  storageQueueDataContributor: "974c5e8b-45b9-4653-ba55-5f855dd0fb88",
+  storageTableDataContributor: "0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3",
+  keyVaultSecretsUser: "4633458b-17de-408a-b874-0445c86b69e6",
+  monitoringMetricsPublisher: "3913510d-42f4-4e42-8a64-420c390055eb",
+};
+const COSMOS_DATA_CONTRIBUTOR = "00000000-0000-0000-0000-000000000002";
+
+/** The `{ ... }` (or `[ ... ]`) that follows `header`, braces in strings and comments aside. */
+function block(source: string, header: string | RegExp): string {
+  const match = typeof header === "string" ? source.indexOf(header) : source.search(header);
+  if (match < 0) throw new Error(`no ${String(header)} in the Bicep`);
+  const open = source.slice(match).search(/[{[]/) + match;
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    const c = source[i];
+    if (c === "'") {
+      for (i++; i < source.length && source[i] !== "'"; i++) if (source[i] === "\\") i++;
+    } else if (c === "/" && source[i + 1] === "/") {
+      i = source.indexOf("\n", i);
+      if (i < 0) break;
+    } else if (c === "{" || c === "[") {
+      depth++;
+    } else if (c === "}" || c === "]") {
+      depth--;
+      if (depth === 0) return source.slice(match, i + 1);
+    }
+  }
+  throw new Error(`${String(header)} is not closed`);
+}
+
+/** Without `//` comments, so that a commented-out line never counts. */
+const code = (text: string) => text.replace(/\/\/[^\n]*/g, "");
+
+/** `NAME: value` of main.bicep's `var <name> = { ... }`. */
+function settings(variable: string): Map<string, string> {
+  const body = code(block(mainBicep, `var ${variable} = {`));
+  return new Map(
+    [...body.matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*): (.+)$/gm)].map((m) => [m[1] ?? "", (m[2] ?? "").trim()]),
+  );
+}
+
+/** The role keys (access.bicep `roles.<key>`, or the Cosmos DB role) granted to the app's principal. */
+function rolesGrantedToApp(): Set<string> {
+  const granted = new Set<string>();
+  const storageRoles = [...code(block(accessBicep, "var appStorageRoles = [")).matchAll(/roles\.(\w+)/g)].map(
+    (m) => m[1] ?? "",
+  );
+  for (const header of accessBicep.matchAll(/^resource \w+ '[^']+' = /gm)) {
+    const resource = code(block(accessBicep, header[0]));
+    if (!/principalId: appPrincipalId\b/.test(resource)) continue;
+    if (/for \w+ in appStorageRoles/.test(resource)) for (const role of storageRoles) granted.add(role);
+    for (const m of resource.matchAll(/roleDefinitions', roles\.(\w+)\)/g)) granted.add(m[1] ?? "");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Bicep (or azd) interpolation, matched as text
+    if (resource.includes("sqlRoleDefinitions/${cosmosDataContributorRoleId}")) granted.add("cosmosData");
+  }
+  return granted;
+}
+
+/** Where each role is scoped: `scope: <resource symbol>` of the assignment. */
+function scopeOfAppRole(role: string): string | undefined {
+  for (const header of accessBicep.matchAll(/^resource \w+ '[^']+' = /gm)) {
+    const resource = code(block(accessBicep, header[0]));
+    if (resource.includes(`roles.${role})`) && /principalId: appPrincipalId\b/.test(resource)) {
+      return /\bscope: (\w+)/.exec(resource)?.[1];
+    }
+  }
+  return undefined;
+}
+
+const platformSettings = settings("platformSettings");
+const serviceSettings = settings("serviceSettings");
+
+describe("infra: the roles the app's settings need exist before the app", () => {
+  /** Each setting the site reads at start with its identity, and the roles that reading needs. */
+  const NEEDS: [setting: string, roles: string[]][] = [
+    ["SECRETS_ENCRYPTION_KEY", ["keyVaultSecretsUser"]],
+    ["APPLICATIONINSIGHTS_AUTHENTICATION_STRING", ["monitoringMetricsPublisher"]],
+    [
+      "AzureWebJobsStorage__accountName",
+      ["storageBlobDataOwner", "storageQueueDataContributor", "storageTableDataContributor"],
+    ],
+    ["COSMOS_ENDPOINT", ["cosmosData"]],
+  ];
+
+  it("sets each of those settings (the list above is not stale)", () => {
+    const all = new Map([...platformSettings, ...serviceSettings]);
+    expect(NEEDS.map(([setting]) => setting).filter((setting) => !all.has(setting))).toEqual([]);
+    expect(serviceSettings.get("SECRETS_ENCRYPTION_KEY")).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=/);
+  });
+
+  it("grants the app's principal every role those settings need, with the right role ids", () => {
+    const granted = rolesGrantedToApp();
+    const missing = NEEDS.flatMap(([setting, roles]) =>
+      roles.filter((role) => !granted.has(role)).map((role) => `${setting}: ${role}`),
+    );
+    expect(missing).toEqual([]);
+    const roleIds = block(accessBicep, "var roles = {");
+    for (const [role, id] of Object.entries(BUILT_IN_ROLES)) expect(roleIds).toContain(`${role}: '${id}'`);
+    expect(accessBicep).toContain(`var cosmosDataContributorRoleId = '${COSMOS_DATA_CONTRIBUTOR}'`);
+  });
+
+  it("grants them to a user-assigned identity made before the app, not to the app's own identity", () => {
+    expect(mainBicep).toMatch(/^module identity 'core\/security\/user-assigned-identity\.bicep' = \{/m);
+    expect(read("core/security/user-assigned-identity.bicep")).toMatch(
+      /^resource \w+ 'Microsoft\.ManagedIdentity\/userAssignedIdentities@[\d-]+' = \{/m,
+    );
+    const access = code(block(mainBicep, /^module access 'app\/access\.bicep' = /m));
+    expect(access).toMatch(/\bappPrincipalId: identity\.outputs\.principalId\b/);
+    // An output of the app in the role module would make the roles wait for the app, not precede it.
+    expect(access).not.toMatch(/\bapi\.outputs\./);
+  });
+
+  it("creates the app only once the roles are assigned (module api depends on module access)", () => {
+    const api = code(block(mainBicep, /^module api 'app\/api\.bicep' = /m));
+    const dependsOn = /\bdependsOn: \[([^\]]*)\]/.exec(api)?.[1] ?? "";
+    expect(dependsOn.split(/\s+/).filter(Boolean)).toContain("access");
+    expect(api).toMatch(/\bidentityId: identity\.outputs\.id\b/);
+  });
+});
+
+describe("infra: the app runs as its user-assigned identity only", () => {
+  const site = code(block(apiBicep, /^resource site 'Microsoft\.Web\/sites@[\d-]+' = /m));
+
+  it("has no system-assigned identity, whose roles could only follow the app", () => {
+    expect(block(site, "identity: {")).toMatch(
+      /type: 'UserAssigned'\s+userAssignedIdentities: \{\s+'\$\{identityId\}': \{\}/,
+    );
+    expect(site).not.toMatch(/SystemAssigned/);
+  });
+
+  it("resolves Key Vault references and reads its deployment package with it", () => {
+    expect(site).toMatch(/\bkeyVaultReferenceIdentity: identityId\b/);
+    expect(block(site, "authentication: {")).toMatch(
+      /type: 'UserAssignedIdentity'\s+userAssignedIdentityResourceId: identityId\b/,
+    );
+  });
+
+  it("names it wherever a credential is chosen: the host's storage, the code, the telemetry", () => {
+    expect(platformSettings.get("AzureWebJobsStorage__credential")).toBe("'managedidentity'");
+    expect(platformSettings.get("AzureWebJobsStorage__clientId")).toBe("identity.outputs.clientId");
+    expect(platformSettings.get("AZURE_CLIENT_ID")).toBe("identity.outputs.clientId");
+  });
+});
+
+describe("infra: Application Insights ingestion", () => {
+  it("takes Entra ID-authenticated telemetry only (local auth off)", () => {
+    const component = code(
+      block(monitoringBicep, /^resource applicationInsights 'Microsoft\.Insights\/components@/m),
+    );
+    expect(component).toMatch(/\bDisableLocalAuth: true\b/);
+  });
+
+  it("gets the app's telemetry with a token of the app's identity", () => {
+    expect(platformSettings.get("APPLICATIONINSIGHTS_AUTHENTICATION_STRING")).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Bicep (or azd) interpolation, matched as text
+      "'ClientId=${identity.outputs.clientId};Authorization=AAD'",
+    );
+  });
+
+  it("lets that identity publish, on the Application Insights component", () => {
+    expect(rolesGrantedToApp().has("monitoringMetricsPublisher")).toBe(true);
+    expect(scopeOfAppRole("monitoringMetricsPublisher")).toBe("applicationInsights");
+    expect(accessBicep).toMatch(
+      /^resource applicationInsights 'Microsoft\.Insights\/components@[\d-]+' existing = \{\s+name: applicationInsightsName\s+\}/m,
+    );
+  });
+});

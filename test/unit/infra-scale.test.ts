@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+
+/**
+ * maximumInstanceCount of a Flex Consumption app caps the on-demand instances of each function
+ * group (all HTTP functions; each queue-triggered function on its own), not of the app
+ * (Azure/azure-rest-api-specs#45083), and Flex Consumption takes no value under 40. Whoever sizes
+ * it against Cosmos DB reads the parameter's description and infra/README.md, so both must say so.
+ */
+// INFRA_TEST_ROOT: check another copy of the repository (e.g. an older one) instead.
+const ROOT = process.env.INFRA_TEST_ROOT ?? path.join(__dirname, "..", "..");
+const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
+
+const FLEX_MIN = 40;
+const FLEX_MAX = 1000;
+
+/** The decorators and default of `param maximumInstanceCount int = <n>`. */
+function maximumInstanceCount(file: string) {
+  const lines = read(file).split(/\r?\n/);
+  const at = lines.findIndex((line) => /^param maximumInstanceCount int = \d+$/.test(line));
+  if (at < 0) throw new Error(`${file} has no "param maximumInstanceCount int = <n>"`);
+  let first = at;
+  while (first > 0 && lines[first - 1]?.startsWith("@")) first--;
+  const decorators = lines.slice(first, at).join("\n");
+  const number = (name: string) => Number(new RegExp(`^@${name}\\((\\d+)\\)$`, "m").exec(decorators)?.[1]);
+  return {
+    min: number("minValue"),
+    max: number("maxValue"),
+    fallback: Number(/= (\d+)$/.exec(lines[at] ?? "")?.[1]),
+    description: /^@description\('(.*)'\)$/m.exec(decorators)?.[1] ?? "",
+  };
+}
+
+describe.each(["infra/main.bicep", "infra/app/api.bicep"])("maximumInstanceCount in %s", (file) => {
+  const param = maximumInstanceCount(file);
+
+  it("says it applies per function group, not per app", () => {
+    expect(param.description).toMatch(/per function group/i);
+    expect(param.description).toMatch(/not per app/i);
+  });
+
+  it("admits only what Flex Consumption accepts, the default included", () => {
+    expect(param.min).toBeGreaterThanOrEqual(FLEX_MIN);
+    expect(param.max).toBeLessThanOrEqual(FLEX_MAX);
+    expect(param.fallback).toBeGreaterThanOrEqual(param.min);
+    expect(param.fallback).toBeLessThanOrEqual(param.max);
+  });
+});
+
+describe("infra/README.md on the scale ceiling", () => {
+  it("says the ceiling is per function group", () => {
+    const readme = read("infra/README.md");
+    const paragraph = readme.split(/\n\s*\n/).find((text) => text.includes("`maximumInstanceCount`")) ?? "";
+    expect(paragraph).toMatch(/per function group/i);
+    expect(paragraph).toMatch(/not of the app/i);
+  });
+});
