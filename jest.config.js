@@ -1,12 +1,30 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects. `unit`: the pure-logic tests of test/unit, which need nothing running, so
+ * `npx jest test/unit` takes seconds. `stack`: everything else, behind a global setup that builds
+ * dist/ and starts the shared stand-ins (test/support/global-setup.ts). Jest runs a project's
+ * global setup only when some of its tests are selected.
+ * @type {import('jest').Config}
+ */
+const common = {
   testEnvironment: "node",
-  roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
-  globalSetup: "<rootDir>/test/support/global-setup.ts",
-  globalTeardown: "<rootDir>/test/support/global-teardown.ts",
+};
+
+module.exports = {
   testTimeout: 60000,
   maxWorkers: 2,
-  reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
+  // Failures and the totals only (no line per passing file): `--reporters default` shows progress.
+  reporters: ["<rootDir>/test/support/summary-reporter.js"],
+  projects: [
+    { ...common, displayName: "unit", roots: ["<rootDir>/test/unit"] },
+    {
+      ...common,
+      displayName: "stack",
+      roots: ["<rootDir>/test"],
+      testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/"],
+      globalSetup: "<rootDir>/test/support/global-setup.ts",
+      globalTeardown: "<rootDir>/test/support/global-teardown.ts",
+    },
+  ],
 };

@@ -1,9 +1,14 @@
+import { TWINS_INSTANCE_PATH } from "../src/common/arm-path";
 import type { CloudEvent } from "../src/events/cloud-event";
 import { BENCH_FUNCTION_KEY, type BenchStack } from "./local-stack";
 
 /** The twins instance a benchmark uses; a fresh name gives it a fresh endpoint cache entry. */
 export function benchInstance(name: string): string {
-  return `/subscriptions/00000000-0000-0000-0000-00000000bbbb/resourceGroups/bench/providers/Microsoft.DigitalTwins/digitalTwinsInstances/${name}`;
+  return TWINS_INSTANCE_PATH.id({
+    subscriptionId: "00000000-0000-0000-0000-00000000bbbb",
+    resourceGroupName: "bench",
+    instanceName: name,
+  });
 }
 
 export function makeEvents(count: number, prefix: string): CloudEvent[] {

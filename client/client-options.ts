@@ -1,3 +1,6 @@
+import type { ProxySettings } from "@azure/core-rest-pipeline";
+import { ASSESSMENT_API_VERSIONS, newestApiVersion, RESOURCE_API_VERSIONS } from "../src/common/api-versions";
+
 /** How a TwinServiceClient reaches the service and how it retries. */
 export interface TwinServiceClientOptions {
   /** The service's base URL, e.g. `https://<app>.azurewebsites.net` or `http://127.0.0.1:7071`. */
@@ -8,8 +11,18 @@ export interface TwinServiceClientOptions {
   subscriptionId?: string;
   /** The api-version sent with each request; defaults to the newest each resource type supports. */
   apiVersion?: ApiVersions;
-  /** How 429 and 503 answers are retried. */
+  /** How 429/503 answers and network failures are retried, and how long one try may take. */
   retry?: RetryOptions;
+  /**
+   * `userAgentPrefix` goes before the client's own User-Agent
+   * (`twin-resource-service-client/<version> core-rest-pipeline/<version> Node/<version> (<OS>; <arch>)`).
+   */
+  userAgentOptions?: { userAgentPrefix?: string };
+  /**
+   * An HTTP(S) proxy to send every request through. Absent, the environment's HTTPS_PROXY (else
+   * ALL_PROXY, else HTTP_PROXY; for http and https endpoints alike), less the hosts in NO_PROXY.
+   */
+  proxyOptions?: ProxySettings;
 }
 
 export interface ApiVersions {
@@ -19,16 +32,32 @@ export interface ApiVersions {
   assessments?: string;
 }
 
+/**
+ * Retries: a 429/503 answer for every call, after the wait it asks for; a network failure
+ * (connection reset, a try past `tryTimeoutMs`, …) only for idempotent calls: GET, PUT, DELETE and
+ * PATCH (a merge patch), not POST (event ingest, where a replay could queue the events twice) unless
+ * nothing was sent (connection refused). A conditional write replayed after its first try had
+ * landed answers 412.
+ */
 export interface RetryOptions {
   /** Retries after the first attempt; 0 turns retrying off. Default 3. */
   maxRetries?: number;
-  /** The wait when a 429/503 carries no Retry-After, doubled on each retry. Default 1000 ms. */
+  /**
+   * The wait before retrying a network failure, or a 429/503 that carries no Retry-After, doubled
+   * on each retry. Default 1000 ms.
+   */
   defaultDelayMs?: number;
   /**
    * The longest wait the client will honour. A Retry-After asking for longer ends the retries and
    * the error is thrown with `retryAfterMs`, so the caller can decide. Default 60000 ms.
    */
   maxDelayMs?: number;
+  /**
+   * How long one try may take, connecting and reading the whole answer included, before it is
+   * abandoned: retried when the call is idempotent, else thrown as a RestError of code ETIMEDOUT.
+   * 0: no limit. Default 60000 ms.
+   */
+  tryTimeoutMs?: number;
 }
 
 /** Options every call takes. */
@@ -58,13 +87,15 @@ export interface PageOptions extends ListOptions {
   nextLink?: string;
 }
 
+/** The newest version of each family, as the service defaults to (src/common/api-versions.ts). */
 export const DEFAULT_API_VERSIONS: Required<ApiVersions> = {
-  resources: "2026-11-01",
-  assessments: "2023-09-09-preview",
+  resources: newestApiVersion(RESOURCE_API_VERSIONS),
+  assessments: newestApiVersion(ASSESSMENT_API_VERSIONS),
 };
 
 export const DEFAULT_RETRY: Required<RetryOptions> = {
   maxRetries: 3,
   defaultDelayMs: 1000,
   maxDelayMs: 60_000,
+  tryTimeoutMs: 60_000,
 };

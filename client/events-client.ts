@@ -1,5 +1,5 @@
 import type { CallOptions } from "./client-options";
-import { instancePath } from "./resource-paths";
+import { eventsPath } from "./resource-paths";
 import type { Transport } from "./transport";
 import type { CloudEvent, IngestResult } from "./types";
 
@@ -21,7 +21,7 @@ export class EventsClient {
   ): Promise<IngestResult> {
     const response = await this.transport.send({
       method: "POST",
-      url: this.transport.url(`${instancePath(twinsInstanceId)}/events`, { "api-version": this.apiVersion }),
+      url: this.transport.url(eventsPath(twinsInstanceId), { "api-version": this.apiVersion }),
       body: events,
       contentType: Array.isArray(events)
         ? "application/cloudevents-batch+json"

@@ -1,7 +1,15 @@
 /**
  * The service's resource paths (a resource's URL path is its id). Names are encoded segment by
- * segment; "." and ".." are refused because URL parsing would resolve them to another path.
+ * segment; "." and ".." are refused because URL parsing would resolve them to another path. The
+ * paths themselves are the service's (src/common/arm-path.ts, which imports nothing).
  */
+import {
+  AUTHENTICATION_PROFILE_PATH,
+  CLUSTER_ASSESSMENT_PATH,
+  QUEUE_ENDPOINT_PATH,
+  TWIN_EVENTS_PATH,
+  TWINS_INSTANCE_PATH,
+} from "../src/common/arm-path";
 
 export interface TwinsInstanceRef {
   subscriptionId: string;
@@ -27,70 +35,76 @@ export function segment(value: string, what: string): string {
   return encodeURIComponent(value);
 }
 
-export function profilePath(name?: string): string {
-  return name === undefined
-    ? "/authenticationProfiles"
-    : `/authenticationProfiles/${segment(name, "authenticationProfileName")}`;
+/** How a name that is not a usable segment is called in the error. */
+const LABELS: Readonly<Record<string, string>> = { endpointName: "endpoint name" };
+
+function encode(value: string, param: string): string {
+  return segment(value, LABELS[param] ?? param);
 }
 
-const INSTANCE_ID =
-  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.DigitalTwins\/digitalTwinsInstances\/([^/]+)$/i;
-const ENDPOINT_ID = /^(\/subscriptions\/.+\/digitalTwinsInstances\/[^/]+)\/endpoints\/([^/]+)$/i;
+export function profilePath(name?: string): string {
+  return name === undefined
+    ? AUTHENTICATION_PROFILE_PATH.collection.id({})
+    : AUTHENTICATION_PROFILE_PATH.id({ authenticationProfileName: name }, encode);
+}
 
 /** The id of a digital-twins instance, the parent of its endpoints. */
 export function twinsInstanceId(ref: TwinsInstanceRef): string {
-  return `/subscriptions/${ref.subscriptionId}/resourceGroups/${ref.resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/${ref.instanceName}`;
+  return TWINS_INSTANCE_PATH.id(ref);
 }
 
 export function parseTwinsInstanceId(id: string): TwinsInstanceRef | undefined {
-  const match = INSTANCE_ID.exec(id);
-  if (!match?.[1] || !match[2] || !match[3]) return undefined;
-  return { subscriptionId: match[1], resourceGroupName: match[2], instanceName: match[3] };
+  return TWINS_INSTANCE_PATH.parse(id);
 }
 
 /** An endpoint's id (its import identifier): the instance id, then `/endpoints/{name}`. */
 export function endpointId(instanceId: string, name: string): string {
-  return `${instanceId}/endpoints/${name}`;
+  return QUEUE_ENDPOINT_PATH.idUnder(instanceId, name);
 }
 
 export function parseEndpointId(id: string): { twinsInstanceId: string; name: string } | undefined {
-  const match = ENDPOINT_ID.exec(id);
-  if (!match?.[1] || !match[2] || parseTwinsInstanceId(match[1]) === undefined) return undefined;
-  return { twinsInstanceId: match[1], name: match[2] };
+  const split = QUEUE_ENDPOINT_PATH.split(id);
+  return split && { twinsInstanceId: split.parentId, name: split.name };
 }
 
-export function instancePath(instanceId: string): string {
+function instanceRef(instanceId: string): TwinsInstanceRef {
   const ref = parseTwinsInstanceId(instanceId);
   if (!ref) {
-    throw new RangeError(
-      "twinsInstanceId must be /subscriptions/{id}/resourceGroups/{group}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{name}",
-    );
+    const form = twinsInstanceId({
+      subscriptionId: "{id}",
+      resourceGroupName: "{group}",
+      instanceName: "{name}",
+    });
+    throw new RangeError(`twinsInstanceId must be ${form}`);
   }
-  return [
-    `/subscriptions/${segment(ref.subscriptionId, "subscriptionId")}`,
-    `/resourceGroups/${segment(ref.resourceGroupName, "resourceGroupName")}`,
-    `/providers/Microsoft.DigitalTwins/digitalTwinsInstances/${segment(ref.instanceName, "instanceName")}`,
-  ].join("");
+  return ref;
+}
+
+/** Where an instance's events are posted. */
+export function eventsPath(instanceId: string): string {
+  return TWIN_EVENTS_PATH.id(instanceRef(instanceId), encode);
 }
 
 export function endpointPath(instanceId: string, name?: string): string {
-  const endpoints = `${instancePath(instanceId)}/endpoints`;
-  return name === undefined ? endpoints : `${endpoints}/${segment(name, "endpoint name")}`;
+  const ref = instanceRef(instanceId);
+  return name === undefined
+    ? QUEUE_ENDPOINT_PATH.collection.id(ref, encode)
+    : QUEUE_ENDPOINT_PATH.id({ ...ref, endpointName: name }, encode);
 }
 
-export function projectPath(ref: ProjectRef, defaultSubscriptionId: string | undefined): string {
+function projectRef(ref: ProjectRef, defaultSubscriptionId: string | undefined) {
   const subscriptionId = ref.subscriptionId ?? defaultSubscriptionId;
   if (subscriptionId === undefined) {
     throw new TypeError("subscriptionId is required: pass it in the call or in the client's options");
   }
-  return [
-    `/subscriptions/${segment(subscriptionId, "subscriptionId")}`,
-    `/resourceGroups/${segment(ref.resourceGroupName, "resourceGroupName")}`,
-    `/providers/Microsoft.Migrate/assessmentProjects/${segment(ref.projectName, "projectName")}`,
-    "/clusterAssessments",
-  ].join("");
+  return { subscriptionId, resourceGroupName: ref.resourceGroupName, projectName: ref.projectName };
+}
+
+export function projectPath(ref: ProjectRef, defaultSubscriptionId: string | undefined): string {
+  return CLUSTER_ASSESSMENT_PATH.collection.id(projectRef(ref, defaultSubscriptionId), encode);
 }
 
 export function assessmentPath(ref: AssessmentRef, defaultSubscriptionId: string | undefined): string {
-  return `${projectPath(ref, defaultSubscriptionId)}/${segment(ref.assessmentName, "assessmentName")}`;
+  const project = projectRef(ref, defaultSubscriptionId);
+  return CLUSTER_ASSESSMENT_PATH.id({ ...project, assessmentName: ref.assessmentName }, encode);
 }

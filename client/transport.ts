@@ -1,6 +1,27 @@
+import {
+  createDefaultHttpClient,
+  createHttpHeaders,
+  createPipelineFromOptions,
+  createPipelineRequest,
+  type HttpClient,
+  type Pipeline,
+  type PipelineRequest,
+  type PipelineResponse,
+  type ProxySettings,
+  redirectPolicyName,
+  retryPolicy,
+} from "@azure/core-rest-pipeline";
+import { createClientLogger } from "@azure/logger";
 import type { RetryOptions } from "./client-options";
-import { decideRetry, isRetriableStatus, resolveRetryOptions, retryAfterMs, sleep } from "./retry-policy";
+import {
+  type CallRetryScope,
+  perTryTimeoutPolicy,
+  resolveRetryOptions,
+  retryAfterMs,
+  serviceRetryStrategy,
+} from "./retry-policy";
 import { serviceErrorFrom } from "./service-error";
+import { CLIENT_VERSION, USER_AGENT_NAME } from "./version";
 
 export type HttpMethod = "GET" | "PUT" | "PATCH" | "DELETE" | "POST";
 
@@ -24,16 +45,37 @@ export interface TransportOptions {
   endpoint: string;
   key: string;
   retry?: RetryOptions;
+  userAgentOptions?: { userAgentPrefix?: string };
+  proxyOptions?: ProxySettings;
 }
 
+/** The @azure/logger namespace: `AZURE_LOG_LEVEL=info` logs each try as `azure:<this>:info …`. */
+export const LOGGER_NAME = "twin-resource-service-client";
+
 /**
- * Sends calls to the service on the platform `fetch`: the key header, JSON bodies, retries of
- * 429/503 honouring Retry-After, and refused answers turned into ServiceErrors.
+ * What a log line (and a trace span's URL) may show besides core-rest-pipeline's own allow-lists;
+ * every other header and query value is written as REDACTED. The key travels as `x-functions-key`
+ * (or, on Azure's side, a `code` query parameter): neither is, nor may ever be, on these lists.
+ */
+export const LOGGED_HEADER_NAMES: readonly string[] = ["retry-after-ms", "x-ms-retry-after-ms"];
+export const LOGGED_QUERY_PARAMETERS: readonly string[] = ["$top", "$skipToken"];
+
+/**
+ * Sends calls to the service through an Azure SDK pipeline (@azure/core-rest-pipeline), in policy
+ * order: proxy (HTTPS_PROXY or `proxyOptions`), User-Agent, the retry policy (429/503 honouring
+ * Retry-After; network failures of idempotent calls), a span per try (@azure/core-tracing: a
+ * no-op unless OpenTelemetry is set up), the per-try timeout, and a log line per try with headers
+ * and query values redacted (@azure/logger, AZURE_LOG_LEVEL). Redirects are not followed, so the
+ * key never leaves the endpoint. Refused answers become ServiceErrors; a call that cannot reach
+ * the service rejects with the pipeline's RestError (`code`: ECONNRESET, ECONNREFUSED, ETIMEDOUT, …).
  */
 export class Transport {
   private readonly base: URL;
   private readonly key: string;
-  private readonly retry: Required<RetryOptions>;
+  private readonly pipeline: Pipeline;
+  private readonly httpClient: HttpClient;
+  /** The call each request in flight was made for, for the retry strategy. */
+  private readonly scopes: WeakMap<PipelineRequest, CallRetryScope>;
 
   constructor(options: TransportOptions) {
     this.base = parseEndpoint(options.endpoint);
@@ -41,7 +83,34 @@ export class Transport {
       throw new TypeError("key must be a non-empty string (a function key, or the master key)");
     }
     this.key = options.key;
-    this.retry = resolveRetryOptions(options.retry);
+    // Assigned here, not as a field initializer: Pulumi's closure serializer (this class runs in
+    // dynamic providers) rebuilds a class from its constructor and methods, and drops initializers.
+    this.scopes = new WeakMap();
+    const retry = resolveRetryOptions(options.retry);
+    const logger = createClientLogger(LOGGER_NAME);
+    const ownAgent = `${USER_AGENT_NAME}/${CLIENT_VERSION}`;
+    const callerPrefix = options.userAgentOptions?.userAgentPrefix?.trim();
+    this.pipeline = createPipelineFromOptions({
+      userAgentOptions: { userAgentPrefix: callerPrefix ? `${callerPrefix} ${ownAgent}` : ownAgent },
+      loggingOptions: {
+        logger: logger.info,
+        additionalAllowedHeaderNames: [...LOGGED_HEADER_NAMES],
+        additionalAllowedQueryParameters: [...LOGGED_QUERY_PARAMETERS],
+      },
+      ...(options.proxyOptions && { proxyOptions: options.proxyOptions }),
+    });
+    // The pipeline's default retry policy retries 5xx and network failures of every method alike.
+    this.pipeline.removePolicy({ phase: "Retry" });
+    this.pipeline.removePolicy({ name: redirectPolicyName });
+    this.pipeline.addPolicy(
+      retryPolicy([serviceRetryStrategy(retry, (request) => this.scopes.get(request))], {
+        maxRetries: retry.maxRetries,
+        logger,
+      }),
+      { phase: "Retry" },
+    );
+    this.pipeline.addPolicy(perTryTimeoutPolicy(retry.tryTimeoutMs), { afterPhase: "Retry" });
+    this.httpClient = createDefaultHttpClient();
   }
 
   /** A URL under the endpoint: `path` is made of already-encoded segments. */
@@ -71,37 +140,50 @@ export class Transport {
     return url;
   }
 
+  /** The answer, when its status is one the call expects; else a ServiceError (after any retries). */
   async send(call: HttpCall): Promise<Response> {
-    for (let attempt = 1; ; attempt++) {
-      const response = await fetch(call.url, this.requestInit(call));
-      if (call.expect.includes(response.status)) return response;
-      const askedDelayMs = retryAfterMs(response.headers);
-      if (isRetriableStatus(response.status) && !call.noRetry) {
-        const decision = decideRetry(this.retry, attempt, askedDelayMs);
-        if (decision.retry) {
-          await response.body?.cancel();
-          await sleep(decision.delayMs, call.signal);
-          continue;
-        }
-      }
-      throw await serviceErrorFrom(response, askedDelayMs);
+    const request = this.request(call);
+    this.scopes.set(request, { expect: call.expect, ...(call.noRetry && { noRetry: true }) });
+    let answer: PipelineResponse;
+    try {
+      answer = await this.pipeline.sendRequest(this.httpClient, request);
+    } catch (error) {
+      // The caller's abort rejects with the caller's reason, as `fetch` does, not the pipeline's AbortError.
+      if (call.signal?.aborted) throw call.signal.reason;
+      throw error;
     }
+    const response = toResponse(answer);
+    if (call.expect.includes(response.status)) return response;
+    throw await serviceErrorFrom(response, retryAfterMs(answer.headers));
   }
 
-  private requestInit(call: HttpCall): RequestInit {
-    const headers = new Headers({ accept: "application/json" });
+  private request(call: HttpCall): PipelineRequest {
+    const headers = createHttpHeaders({ accept: "application/json" });
     if (!call.anonymous) headers.set("x-functions-key", this.key);
     for (const [name, value] of Object.entries(call.headers ?? {})) {
       if (value !== undefined) headers.set(name, value);
     }
-    const init: RequestInit = { method: call.method, headers, redirect: "error" };
-    if (call.signal) init.signal = call.signal;
-    if (call.body !== undefined) {
-      headers.set("content-type", call.contentType ?? "application/json");
-      init.body = JSON.stringify(call.body);
-    }
-    return init;
+    if (call.body !== undefined) headers.set("content-type", call.contentType ?? "application/json");
+    return createPipelineRequest({
+      url: call.url.href,
+      method: call.method,
+      headers,
+      ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
+      ...(call.signal && { abortSignal: call.signal }),
+      allowInsecureConnection: this.base.protocol === "http:",
+    });
   }
+}
+
+/** Statuses whose answers carry no body (a WHATWG Response refuses one for them). */
+const NULL_BODY_STATUSES: readonly number[] = [101, 103, 204, 205, 304];
+
+/** The pipeline's answer as a WHATWG Response, the shape the resource calls read. */
+function toResponse(answer: PipelineResponse): Response {
+  const headers = new Headers();
+  for (const [name, value] of answer.headers) headers.set(name, value);
+  const body = NULL_BODY_STATUSES.includes(answer.status) ? null : (answer.bodyAsText ?? "");
+  return new Response(body, { status: answer.status, headers });
 }
 
 function parseEndpoint(endpoint: string): URL {

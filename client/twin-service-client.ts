@@ -9,7 +9,12 @@ import type { HealthReport } from "./types";
 
 /**
  * A typed client for the twin resource service: one object per resource type, each method one
- * route of the contract. Refused answers throw ServiceError; 429/503 are retried first.
+ * route of the contract, sent through an Azure SDK pipeline (see Transport): retries, a per-try
+ * timeout, User-Agent, redacted logging (AZURE_LOG_LEVEL), OpenTelemetry spans, HTTPS_PROXY.
+ * Refused answers throw ServiceError, once 429/503 have been retried; a call that cannot reach the
+ * service, once network failures of idempotent calls have been retried, throws core-rest-pipeline's
+ * RestError with the failure's `code` (ECONNRESET, ECONNREFUSED, ETIMEDOUT, …). Keep one client
+ * for many calls: it pools keep-alive connections.
  */
 export class TwinServiceClient {
   readonly profiles: ProfilesClient;

@@ -1,5 +1,5 @@
 /**
- * The wire shapes of the service, as a caller sees them (CONTRACT.md sections 2 to 5). Written out
+ * The wire shapes of the service, as a caller sees them (docs/api.md). Written out
  * here rather than inferred from src/: the client must not pull the service's runtime in. A test
  * (test/client/types-match-service.test.ts) holds them in step with the service's zod schemas.
  */

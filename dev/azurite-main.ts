@@ -6,7 +6,9 @@ import { describeExit } from "./supervisor";
 
 /**
  * Azurite's blob and queue services behind one process the launcher supervises: it stops them on
- * SIGTERM or when the launcher vanishes, and exits 1 if either of them dies.
+ * SIGTERM or when the launcher vanishes, and exits 1 if either of them dies. Their data goes to
+ * LOCAL_DATA_DIR, or nowhere with LOCAL_DATA_IN_MEMORY=true (the throw-away stacks of tests,
+ * benchmarks and the load run, which then leave nothing behind however they end).
  */
 const NAME = "Azurite";
 
@@ -15,7 +17,7 @@ async function main(): Promise<void> {
   const starting = startAzurite({
     blobPort: readPort(process.env, "AZURITE_BLOB_PORT"),
     queuePort: readPort(process.env, "AZURITE_QUEUE_PORT"),
-    location: azuriteDataDir(process.env),
+    ...(process.env.LOCAL_DATA_IN_MEMORY !== "true" && { location: azuriteDataDir(process.env) }),
     stdio: "inherit",
   });
   stopOnSignal(NAME, async () => {

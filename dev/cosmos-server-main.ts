@@ -9,11 +9,14 @@ import { loadSnapshotFile, restoreSnapshot } from "./stand-ins/cosmos-snapshot";
 import { StartupError } from "./startup-error";
 
 /**
- * The local Cosmos DB server as a process of its own (started by dev/start.ts): in memory on
+ * The local Cosmos DB server as a process of its own (started by dev/stack.ts): in memory on
  * COSMOS_PORT, restored from the snapshot file on start, snapshotted every 30 s and on shutdown.
+ * LOCAL_DATA_IN_MEMORY=true (the throw-away stacks of benchmarks and the load run) keeps it in
+ * memory only: no restore, no snapshots (whose periodic reads would skew their figures).
  */
 const NAME = "Cosmos DB server";
 const SNAPSHOT_INTERVAL_MS = 30_000;
+const SNAPSHOTS = process.env.LOCAL_DATA_IN_MEMORY !== "true";
 
 async function main(): Promise<void> {
   const port = readPort(process.env, "COSMOS_PORT");
@@ -46,6 +49,10 @@ async function main(): Promise<void> {
   });
 
   await starting;
+  if (!SNAPSHOTS) {
+    reportReady();
+    return;
+  }
   const snapshot = (() => {
     try {
       return loadSnapshotFile(file);

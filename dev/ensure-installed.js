@@ -9,6 +9,9 @@ const marker = path.join(root, "node_modules", ".package-lock.json");
 const lock = path.join(root, "package-lock.json");
 
 if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
-  console.log("Installing dependencies (npm ci)...");
-  execSync("npm ci --no-audit --no-fund", { cwd: root, stdio: "inherit" });
+  const why = existsSync(marker) ? "package-lock.json changed" : "first run";
+  console.log(`Installing dependencies (${why}, about 2 minutes)…`);
+  // npm's own progress (a spinner in a terminal, then "added N packages") shows on the inherited
+  // streams; --progress asks for it even where a parent npm's settings would turn it off.
+  execSync("npm ci --no-audit --no-fund --progress=true", { cwd: root, stdio: "inherit" });
 }

@@ -1,17 +1,13 @@
-import { loadConfig } from "../src/config";
-import { queueFunctions } from "../src/events/queue-functions";
-import { routes } from "../src/http/routes";
-import { createServices, disposeServices } from "../src/services";
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
-import { readHostSettings } from "./host-json";
 import { consoleLogger } from "./host-logger";
-import { createLocalHost } from "./local-host";
+import { type RunningHost, startHost } from "./stack";
 import { readPort } from "./stack-plan";
 import { StartupError } from "./startup-error";
 
 /**
- * The local Functions host as a process of its own (started by dev/start.ts, or run directly with
- * the settings in the environment): the route table on 127.0.0.1:PORT with the local keys.
+ * The local Functions host as a process of its own (started by dev/stack.ts for `npm start`, or
+ * run directly with the settings in the environment): the route table on 127.0.0.1:PORT with the
+ * local keys, and the queue functions. The database must exist (the stack creates it first).
  */
 const NAME = "Functions host";
 /**
@@ -27,27 +23,19 @@ async function main(): Promise<void> {
     throw new StartupError("FUNCTION_KEY and MASTER_KEY must be set; the host does not run without keys.");
   }
   const port = readPort(process.env, "PORT");
-  const services = createServices(loadConfig(process.env));
-  const hostSettings = readHostSettings();
-  const host = createLocalHost({
-    routes,
-    services,
+  let host: RunningHost | undefined;
+  stopOnSignal(NAME, async () => {
+    await host?.close();
+  });
+  host = await startHost({
+    settings: process.env,
+    port,
     keys: { functionKey, masterKey },
-    routePrefix: hostSettings.routePrefix,
-    queues: { functions: queueFunctions, settings: hostSettings.queues, lockSeconds: LOCK_SECONDS },
+    queues: { lockSeconds: LOCK_SECONDS },
+    createContainers: false,
     log: consoleLogger,
   });
-  stopOnSignal(NAME, async () => {
-    await host.close();
-    await disposeServices(services);
-  });
-  const url = await host.listen(port).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "EADDRINUSE") {
-      throw new StartupError(`Port ${port} is already in use; set PORT to another port.`);
-    }
-    throw error;
-  });
-  console.log(`${NAME}: listening on ${url}`);
+  console.log(`${NAME}: listening on ${host.baseUrl}`);
   reportReady();
 }
 

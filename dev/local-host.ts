@@ -2,18 +2,18 @@ import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type HttpResponseInit, InvocationContext } from "@azure/functions";
-import type { QueueFunctionDefinition } from "../src/events/queue-function";
-import { methodNotAllowedHandler } from "../src/http/method-not-allowed";
-import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
-import type { RouteDefinition, RouteHandler } from "../src/http/route";
-import { withHttpConventions } from "../src/http/with-conventions";
-import type { Services } from "../src/services";
 import {
   InvalidRequestContent,
   type PayloadTooLarge,
   ResourceNotFound,
   Unauthorized,
-} from "../src/shared/errors";
+} from "../src/common/errors";
+import { methodNotAllowedHandler } from "../src/http/method-not-allowed";
+import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
+import type { RouteDefinition, RouteHandler } from "../src/http/route";
+import { withHttpConventions } from "../src/http/with-conventions";
+import type { Services } from "../src/services";
+import type { QueueFunctionDefinition } from "../src/triggers/queue-function";
 import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
 import { isAuthorized, type LocalKeys } from "./key-check";

@@ -18,3 +18,9 @@ export function cosmosSnapshotFile(env: NodeJS.ProcessEnv): string {
 export function azuriteDataDir(env: NodeJS.ProcessEnv): string {
   return path.join(localDataDir(env), "azurite");
 }
+
+/** A path as a command run in the repository root would name it: relative when inside it. */
+export function displayPath(file: string): string {
+  const relative = path.relative(projectRoot(), file);
+  return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
+}

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { format } from "node:util";
 import { type FunctionTrigger, InvocationContext } from "@azure/functions";
 import type { QueueClient, ReceivedMessageItem } from "@azure/storage-queue";
-import { describeError } from "../src/shared/describe-error";
+import { describeError } from "../src/common/describe-error";
 import type { HostSettings } from "./host-json";
 import type { HostLogger } from "./host-logger";
 import { holdMessageLock, type MessageLock } from "./queue-trigger-lock";

@@ -1,7 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { trigger } from "@azure/functions";
 import { type QueueClient, QueueServiceClient, type ReceivedMessageItem } from "@azure/storage-queue";
-import { describeError } from "../src/shared/describe-error";
+import { describeError } from "../src/common/describe-error";
+import { poisonQueueName } from "../src/common/poison-queue";
 import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
 import { PollingBackoff } from "./queue-trigger-backoff";
@@ -71,7 +72,7 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
   const { functionName, settings } = options;
   const service = QueueServiceClient.fromConnectionString(options.connectionString);
   const queue = service.getQueueClient(options.queueName);
-  const poisonQueue = service.getQueueClient(`${options.queueName}-poison`);
+  const poisonQueue = service.getQueueClient(poisonQueueName(options.queueName));
   await ensureQueues([queue, poisonQueue]);
 
   const activeLocks = new Set<MessageLock>();

@@ -1,7 +1,7 @@
 import { assessmentId } from "../src/assessments/assessment-path";
+import { ServiceUnavailable } from "../src/common/errors";
 import { loadConfig } from "../src/config";
 import { createServices, disposeServices } from "../src/services";
-import { ServiceUnavailable } from "../src/shared/errors";
 import { ensureContainers } from "../src/store/containers";
 import { translateCosmosError } from "../src/store/cosmos-errors";
 import { ensureLocalSecretsKey } from "./local-secrets-key";

@@ -1,3 +1,4 @@
+import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
 import { azuriteDataDir, cosmosSnapshotFile } from "./local-paths";
 import type { Settings } from "./local-settings";
 import { DEV_ACCOUNT, devConnectionString } from "./stand-ins/azurite";
@@ -107,6 +108,13 @@ export function planStack(input: Settings): StackPlan {
     ports: [{ variable: "PORT", port: hostPort }],
   };
   settings.SERVICEBUS_PORT = String(plan.serviceBus.port);
+  // The stand-in makes these at start; the README's walkthrough receives from the example one.
+  settings.SERVICEBUS_SUBSCRIPTIONS = [
+    settings.SERVICEBUS_SUBSCRIPTIONS,
+    `${EXAMPLE_TOPIC}/${EXAMPLE_SUBSCRIPTION}`,
+  ]
+    .filter(isSet)
+    .join(",");
 
   if (!storageConfigured(settings)) {
     const blobPort = readPort(settings, "AZURITE_BLOB_PORT");
@@ -153,6 +161,6 @@ export function planStack(input: Settings): StackPlan {
 function serviceBusPlan(port: number): StackPlan["serviceBus"] {
   return {
     port,
-    connectionString: `Endpoint=sb://127.0.0.1:${port}/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;EntityPath=twin-events`,
+    connectionString: `Endpoint=sb://127.0.0.1:${port}/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;EntityPath=${EXAMPLE_TOPIC}`,
   };
 }

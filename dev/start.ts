@@ -1,30 +1,27 @@
-import * as path from "node:path";
-import { loadConfig } from "../src/config";
-import { ensureDatabase } from "./ensure-database";
+import { writeLocalEnvFile } from "./local-env-file";
 import { ensureLocalSecretsKey } from "./local-secrets-key";
 import { loadLocalSettings } from "./local-settings";
 import { watchParent } from "./parent-watch";
-import { assertPortFree } from "./ports";
-import { planStack } from "./stack-plan";
+import { LocalStack } from "./stack";
 import { LOCAL_DEAD_LETTER_CONTAINER, localDeadLetterSasUrl } from "./stand-ins/dead-letter-sas";
 import { describeFailure } from "./startup-error";
 import { formatSummary } from "./summary";
-import { type ChildSpec, Supervisor } from "./supervisor";
-import { waitForHealthy } from "./wait-for-health";
 
 /**
- * What `npm start` runs: a stand-in for every backing service that is not configured, the local
- * Functions host, and a summary once /health answers 200. Stops every child on Ctrl+C / SIGTERM,
- * and all of them if one dies.
+ * What `npm start` runs: the local stack (dev/stack.ts) with every part a child process of its
+ * own, on the configured ports, its data kept in LOCAL_DATA_DIR; then a summary once /health
+ * answers 200. Stops every child on Ctrl+C / SIGTERM, and all of them if one dies.
  */
-const READY_TIMEOUT_MS = 60_000;
-
-function child(name: string, script: string, env: NodeJS.ProcessEnv, stopTimeoutMs: number): ChildSpec {
-  return { name, script: path.join(__dirname, script), env, readyTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs };
-}
-
-const supervisor = new Supervisor((name, how) => {
-  void shutdown(1, `${name} stopped unexpectedly (${how}); stopping the others.`);
+const stack = new LocalStack({
+  ports: "planned",
+  persistent: true,
+  cosmos: "child",
+  serviceBus: "child",
+  host: "child",
+  childOutput: "all",
+  onUnexpectedExit: (name, how) => {
+    void shutdown(1, `${name} stopped unexpectedly (${how}); stopping the others.`);
+  },
 });
 
 let exiting: Promise<void> | undefined;
@@ -34,7 +31,7 @@ function shutdown(code: number, message: string): Promise<void> {
   exiting ??= (async () => {
     if (code === 0) console.log(message);
     else console.error(message);
-    const outcomes = await supervisor.stopAll();
+    const outcomes = await stack.stop();
     // After a requested stop, a child that failed to stop cleanly (say, its snapshot failed) is news.
     const unclean = code === 0 ? outcomes.filter((outcome) => !outcome.clean) : [];
     for (const outcome of unclean) console.error(`${outcome.name} ${outcome.description}.`);
@@ -46,26 +43,12 @@ function shutdown(code: number, message: string): Promise<void> {
 async function run(): Promise<void> {
   const { file, values } = loadLocalSettings(process.env);
   const secretsKey = ensureLocalSecretsKey(values);
-  const plan = planStack(values);
-  // Everything is known before anything starts: a bad setting or a busy port costs no start-up.
-  const config = loadConfig(plan.settings);
-  for (const { port, variable } of plan.ports) await assertPortFree(port, variable);
-
-  if (plan.azurite) await supervisor.start(child("Azurite", "azurite-main.js", plan.settings, 10_000));
-  // The Cosmos server snapshots on the way down: give it time.
-  if (plan.cosmos)
-    await supervisor.start(child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 30_000));
-  await supervisor.start(
-    child("Service Bus stand-in", path.join("stand-ins", "service-bus", "main.js"), plan.settings, 10_000),
-  );
-  await ensureDatabase(config);
+  const { plan } = await stack.start(values);
   // Endpoints can dead-letter into Azurite with this URL (only when Azurite is the storage).
   const deadLetterUrl = plan.azurite
     ? await localDeadLetterSasUrl(plan.azurite.blobEndpoint, LOCAL_DEAD_LETTER_CONTAINER)
     : undefined;
-  await supervisor.start(child("Functions host", "local-host-main.js", plan.settings, 10_000));
-  await waitForHealthy(plan.host.url, READY_TIMEOUT_MS);
-  console.log(formatSummary(plan, file, secretsKey, deadLetterUrl));
+  console.log(formatSummary(plan, file, secretsKey, deadLetterUrl, writeLocalEnvFile(plan, deadLetterUrl)));
 }
 
 process.on("SIGINT", () => void shutdown(0, "Stopping the local stack..."));
@@ -75,6 +58,6 @@ watchParent(
 );
 process.on("uncaughtException", (error) => void shutdown(1, describeFailure(error)));
 // Last resort if the launcher exits some other way: no child may outlive it.
-process.on("exit", () => supervisor.killAll());
+process.on("exit", () => stack.killAll());
 
 run().catch((error: unknown) => shutdown(1, describeFailure(error)));

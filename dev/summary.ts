@@ -1,4 +1,6 @@
 import { assessmentId } from "../src/assessments/assessment-path";
+import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
+import { displayPath } from "./local-paths";
 import type { LocalSecretsKey } from "./local-secrets-key";
 import { SAMPLE_ASSESSMENTS } from "./seed/sample-assessments";
 import type { StackPlan } from "./stack-plan";
@@ -48,6 +50,7 @@ export function formatSummary(
   settingsFile: string | undefined,
   secretsKey: LocalSecretsKey,
   deadLetterUrl?: string,
+  envFile?: string,
 ): string {
   const storage = "configured (AzureWebJobsStorage)";
   return [
@@ -77,6 +80,14 @@ export function formatSummary(
       ["connection", plan.serviceBus.connectionString],
       ["dead letters", deadLetterUrl ?? "- (storage is configured: use a SAS URL of your own account)"],
     ]),
+    ...(envFile === undefined
+      ? []
+      : [
+          "The README's examples read these values from a file; in another terminal:",
+          `  source ${shellQuote(displayPath(envFile))}`,
+        ]),
+    `Events sent to topic ${EXAMPLE_TOPIC} wait in subscription ${EXAMPLE_SUBSCRIPTION}; print them as they arrive:`,
+    "  npm run receive",
     "Cluster assessments: load the samples with `npm run seed`, then look one up:",
     `  ${assessmentLookupExample(plan.host.url, plan.host.functionKey)}`,
     "Try:",

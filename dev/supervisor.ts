@@ -10,6 +10,8 @@ export interface ChildSpec {
   readyTimeoutMs: number;
   /** How long the child may take to stop after SIGTERM before it is killed. */
   stopTimeoutMs: number;
+  /** What of the child's output shows: all of it (the default), or its errors only (stderr). */
+  output?: "all" | "errors";
 }
 
 export interface StopOutcome {
@@ -80,7 +82,7 @@ export class Supervisor {
     // The IPC channel carries the ready message and lets a child notice the launcher vanished.
     const child = spawn(process.execPath, [spec.script], {
       env: spec.env,
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      stdio: ["ignore", spec.output === "errors" ? "ignore" : "inherit", "inherit", "ipc"],
       detached: true,
     });
     let ready = false;

@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
 import { methodNotAllowedFunctions } from "../src/http/method-not-allowed";
-import { routes } from "../src/http/routes";
 import { withHttpConventions } from "../src/http/with-conventions";
+import { routes } from "../src/triggers/routes";
 import { services } from "./lib/services";
 
 for (const route of routes) {

@@ -1,5 +1,5 @@
 import { app } from "@azure/functions";
-import { queueFunctions } from "../src/events/queue-functions";
+import { queueFunctions } from "../src/triggers/queue-functions";
 import { services } from "./lib/services";
 
 for (const definition of queueFunctions) {

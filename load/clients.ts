@@ -1,5 +1,5 @@
 import type { LoopbackClient } from "../bench/http-client";
-import { BENCH_FUNCTION_KEY, BENCH_MASTER_KEY } from "../bench/local-stack";
+import { LOAD_FUNCTION_KEY, LOAD_MASTER_KEY } from "./keys";
 import { type ClientState, type LoadRequest, type MixContext, OPERATIONS, picker } from "./mix";
 import { Random } from "./random";
 import type { LoadStats } from "./stats";
@@ -18,8 +18,8 @@ export interface ClientRun {
 
 function headers(request: LoadRequest): Record<string, string> {
   const result: Record<string, string> = {};
-  if (request.key === "function") result["x-functions-key"] = BENCH_FUNCTION_KEY;
-  if (request.key === "master") result["x-functions-key"] = BENCH_MASTER_KEY;
+  if (request.key === "function") result["x-functions-key"] = LOAD_FUNCTION_KEY;
+  if (request.key === "master") result["x-functions-key"] = LOAD_MASTER_KEY;
   if (request.contentType !== undefined) result["content-type"] = request.contentType;
   return result;
 }

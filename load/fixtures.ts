@@ -1,10 +1,12 @@
 import type { LoopbackClient } from "../bench/http-client";
-import { BENCH_FUNCTION_KEY, BENCH_MASTER_KEY, type BenchStack } from "../bench/local-stack";
 import { SAMPLE_ASSESSMENTS } from "../dev/seed/sample-assessments";
 import { localDeadLetterSasUrl } from "../dev/stand-ins/dead-letter-sas";
 import { type AssessmentPath, assessmentId } from "../src/assessments/assessment-path";
 import type { AssessmentPut } from "../src/assessments/assessment-schema";
+import { TWINS_INSTANCE_PATH } from "../src/common/arm-path";
 import type { WatchedInstance } from "./delivery-watch";
+import { LOAD_FUNCTION_KEY, LOAD_MASTER_KEY } from "./keys";
+import type { LoadStack } from "./stack";
 
 /**
  * Everything the mix draws names from; made before the clients start. Plain data: it is handed
@@ -36,7 +38,11 @@ export interface FixtureSizes {
 }
 
 export function instancePath(name: string): string {
-  return `/subscriptions/00000000-0000-0000-0000-00000000cccc/resourceGroups/load/providers/Microsoft.DigitalTwins/digitalTwinsInstances/${name}`;
+  return TWINS_INSTANCE_PATH.id({
+    subscriptionId: "00000000-0000-0000-0000-00000000cccc",
+    resourceGroupName: "load",
+    instanceName: name,
+  });
 }
 
 export function endpointBody(fixtures: LoadFixtures, topic: string, deadLetter: boolean): string {
@@ -63,7 +69,7 @@ async function put(client: LoopbackClient, path: string, body: string, key: stri
  * start out finding something.
  */
 export async function prepareFixtures(
-  stack: BenchStack,
+  stack: LoadStack,
   client: LoopbackClient,
   sizes: FixtureSizes,
 ): Promise<LoadFixtures> {
@@ -79,7 +85,7 @@ export async function prepareFixtures(
       instance: instancePath(`load-watched-${i}`),
       topics: Array.from({ length: sizes.endpointsPerWatchedInstance }, (_, j) => `load-watched-${i}-${j}`),
     })),
-    serviceBus: stack.serviceBus.connectionString(),
+    serviceBus: stack.serviceBusConnectionString(),
     deadLetterUrl: await localDeadLetterSasUrl(stack.blobEndpoint, "load-dead-letters"),
     assessments: SAMPLE_ASSESSMENTS.map((sample) => sample.path),
     scratchAssessments: Array.from({ length: 4 }, (_, i) => ({
@@ -90,7 +96,7 @@ export async function prepareFixtures(
     assessmentBody: first.body,
   };
   for (const { path, body } of SAMPLE_ASSESSMENTS) {
-    await put(client, assessmentId(path), JSON.stringify(body), BENCH_MASTER_KEY);
+    await put(client, assessmentId(path), JSON.stringify(body), LOAD_MASTER_KEY);
   }
   for (const { instance, topics } of fixtures.watched) {
     for (const topic of topics) {
@@ -98,7 +104,7 @@ export async function prepareFixtures(
         client,
         `${instance}/endpoints/${topic}`,
         endpointBody(fixtures, topic, false),
-        BENCH_FUNCTION_KEY,
+        LOAD_FUNCTION_KEY,
       );
     }
   }
@@ -107,7 +113,7 @@ export async function prepareFixtures(
       client,
       `/authenticationProfiles/${name}`,
       JSON.stringify({ authenticationProfileContent: JSON.stringify({ App_ID: name }) }),
-      BENCH_FUNCTION_KEY,
+      LOAD_FUNCTION_KEY,
     );
   }
   return fixtures;

@@ -1,5 +1,5 @@
 import { assessmentId, projectId } from "../src/assessments/assessment-path";
-import { ASSESSMENT_API_VERSIONS } from "../src/assessments/assessment-schema";
+import { ASSESSMENT_API_VERSIONS } from "../src/common/api-versions";
 import type { DeliveryWatch } from "./delivery-watch";
 import { endpointBody, type LoadFixtures } from "./fixtures";
 import type { Random } from "./random";

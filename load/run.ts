@@ -2,11 +2,12 @@ import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import { positiveInteger } from "../bench/env";
 import { LoopbackClient } from "../bench/http-client";
-import { type BenchStack, startBenchStack } from "../bench/local-stack";
+import { poisonQueueName } from "../src/common/poison-queue";
 import { prepareFixtures } from "./fixtures";
 import { HostLog } from "./host-log";
 import type { LoadJob, Progress, WorkerMessage } from "./protocol";
 import { printSummary, progressLine } from "./report";
+import { type LoadStack, startLoadStack } from "./stack";
 import { fromData } from "./stats";
 
 /**
@@ -30,8 +31,8 @@ const FIXTURES = {
   endpointsPerWatchedInstance: 2,
 };
 
-async function queueLength(stack: BenchStack, name: string): Promise<number> {
-  const queue = stack.services.queues.getQueueClient(name);
+async function queueLength(stack: LoadStack, name: string): Promise<number> {
+  const queue = stack.host.services.queueService.getQueueClient(name);
   if (!(await queue.exists())) return 0;
   return (await queue.getProperties()).approximateMessagesCount ?? 0;
 }
@@ -88,11 +89,7 @@ function runWorker(
 async function main(): Promise<number> {
   console.log("Starting the local stack (Cosmos server, Azurite, Service Bus stand-in, local host)...");
   const hostLog = new HostLog();
-  // Quotas far above what the mix can reach: a 409 QuotaExceeded here would be noise, not load.
-  const stack = await startBenchStack(
-    { AUTH_PROFILE_MAX_COUNT: "100000", ENDPOINTS_PER_INSTANCE_MAX: "50" },
-    { log: hostLog.logger },
-  );
+  const stack = await startLoadStack(hostLog.logger);
   const stopOnSignal = () => void stack.stop().finally(() => process.exit(130));
   process.once("SIGINT", stopOnSignal);
   process.once("SIGTERM", stopOnSignal);
@@ -120,10 +117,10 @@ async function main(): Promise<number> {
       },
       async () => {
         hostBusy = performance.eventLoopUtilization(busyBefore).utilization;
-        backlog = await queueLength(stack, stack.services.config.TWIN_EVENTS_QUEUE);
+        backlog = await queueLength(stack, stack.host.services.config.TWIN_EVENTS_QUEUE);
       },
     );
-    const poisoned = await queueLength(stack, `${stack.services.config.TWIN_EVENTS_QUEUE}-poison`);
+    const poisoned = await queueLength(stack, poisonQueueName(stack.host.services.config.TWIN_EVENTS_QUEUE));
     const stats = fromData(loaded.stats);
     printSummary({
       clients: CLIENTS,

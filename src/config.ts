@@ -5,12 +5,36 @@ import {
 } from "./endpoints/endpoint-allow-list";
 import { encryptionKeySetting, previousKeysSetting } from "./secrets/encryption-key-setting";
 
+/**
+ * Messages name the setting and say what it must be, as a sentence ("X must be a whole number from
+ * 1 to 1000"): every schema below carries its own wording (`error`), never the validator's, and
+ * never the value, which may be a secret. loadConfig puts the setting's name in front.
+ */
+
 /** "true"/"false"/"1"/"0" as app settings carry them; anything else is a start-up error. */
 const booleanSetting = z
-  .enum(["true", "false", "1", "0", "TRUE", "FALSE", "True", "False"])
+  .enum(["true", "false", "1", "0", "TRUE", "FALSE", "True", "False"], { error: "must be true or false" })
   .transform((value) => value === "1" || value.toLowerCase() === "true");
 
-const positiveIntSetting = z.coerce.number().int().positive();
+/** A whole number from `min` to `max` (no upper bound when absent), as the message says. */
+function wholeNumber(min: number, max?: number, unit = "") {
+  const range = max === undefined ? `, ${min} or more` : ` from ${min} to ${max}`;
+  const error = `must be a whole number${unit}${range}`;
+  const base = z.coerce.number({ error }).int({ error }).min(min, { error });
+  return max === undefined ? base : base.max(max, { error });
+}
+
+/** Bounds on the quotas: a count past them is a mistake (and the profiles share one partition). */
+export const QUOTA_BOUNDS = {
+  AUTH_PROFILE_MAX_COUNT: 1000,
+  ENDPOINTS_PER_INSTANCE_MAX: 100,
+  /** A profile arrives in one request body: the body limit (MAX_BODY_BYTES of src/http/request-body). */
+  AUTH_PROFILE_CONTENT_MAX_BYTES: 1024 * 1024,
+} as const;
+
+function httpUrl(error: string) {
+  return z.url({ protocol: /^https?$/, error });
+}
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
@@ -33,6 +57,14 @@ function hostSuffixesSetting(defaults: readonly string[]) {
     .prefault(defaults.join(","));
 }
 
+const PUBLIC_BASE_URL_RULE = "must be an http(s) URL without query, fragment or user information";
+
+/** What a missing required setting should hold, said after "is required". */
+const REQUIRED_HINTS: Record<string, string> = {
+  COSMOS_ENDPOINT: ": the Cosmos DB account's URL, such as https://<account>.documents.azure.com:443/",
+  SECRETS_ENCRYPTION_KEY: ": 32 random bytes in base64 (generate one with: openssl rand -base64 32)",
+};
+
 /**
  * Every setting the service code reads, in one place. The launcher's own settings (ports, local
  * keys) live in dev/. infra/ sets every setting here except LOCAL_ONLY_SETTINGS, and sets the
@@ -40,50 +72,64 @@ function hostSuffixesSetting(defaults: readonly string[]) {
  */
 export const configSchema = z
   .object({
-    COSMOS_ENDPOINT: z.url({ protocol: /^https?$/ }),
+    COSMOS_ENDPOINT: httpUrl(
+      "must be the Cosmos DB account's URL, such as https://<account>.documents.azure.com:443/",
+    ),
     /** Account key (local runs); when absent the service signs in with its managed identity. */
-    COSMOS_KEY: z.string().min(1).optional(),
+    COSMOS_KEY: z
+      .string({ error: "must be the account key" })
+      .min(1, { error: "must not be empty" })
+      .optional(),
     COSMOS_DATABASE: z
       .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9-_]{0,254}$/, "a database id of letters, digits, '-' and '_'")
+      .regex(/^[A-Za-z0-9][A-Za-z0-9-_]{0,254}$/, {
+        error:
+          "must be a database id of up to 255 letters, digits, '-' and '_', starting with a letter or digit",
+      })
       .default("twin-resources"),
     /** Only for the local Cosmos DB server, whose certificate is self-signed; refused for other hosts. */
     COSMOS_DISABLE_TLS_VERIFICATION: booleanSetting.default(false),
     /** How long one Cosmos request may take before the caller is told 503. */
-    COSMOS_REQUEST_TIMEOUT_MS: positiveIntSetting.default(5000),
+    COSMOS_REQUEST_TIMEOUT_MS: wholeNumber(1, undefined, " of milliseconds").default(5000),
     /**
      * The Functions host's storage account, where the service also keeps its event queues: a
      * connection string (local runs), or the identity-based form Azure uses, the account name
      * (or the queue service URI) signed in with the app's managed identity.
      */
-    AzureWebJobsStorage: z.string().min(1).optional(),
+    AzureWebJobsStorage: z
+      .string({ error: "must be a storage connection string" })
+      .min(1, { error: "must be a storage connection string" })
+      .optional(),
     AzureWebJobsStorage__accountName: z
       .string()
-      .regex(/^[a-z0-9]{3,24}$/, "must be a storage account name")
+      .regex(/^[a-z0-9]{3,24}$/, {
+        error: "must be a storage account name: 3 to 24 lower-case letters and digits",
+      })
       .optional(),
-    AzureWebJobsStorage__queueServiceUri: z.url({ protocol: /^https?$/ }).optional(),
-    AUTH_PROFILE_CONTENT_MAX_BYTES: positiveIntSetting.default(4096),
-    AUTH_PROFILE_MAX_COUNT: positiveIntSetting.default(10),
-    ENDPOINTS_PER_INSTANCE_MAX: positiveIntSetting.default(6),
+    AzureWebJobsStorage__queueServiceUri: httpUrl(
+      "must be the queue service's URL, such as https://<account>.queue.core.windows.net",
+    ).optional(),
+    AUTH_PROFILE_CONTENT_MAX_BYTES: wholeNumber(1, QUOTA_BOUNDS.AUTH_PROFILE_CONTENT_MAX_BYTES).default(4096),
+    AUTH_PROFILE_MAX_COUNT: wholeNumber(1, QUOTA_BOUNDS.AUTH_PROFILE_MAX_COUNT).default(10),
+    ENDPOINTS_PER_INSTANCE_MAX: wholeNumber(1, QUOTA_BOUNDS.ENDPOINTS_PER_INSTANCE_MAX).default(6),
     /** The storage queue twin events are ingested into; `<name>-poison` holds what cannot be delivered. */
     TWIN_EVENTS_QUEUE: z
       .string()
-      .regex(
-        /^[a-z0-9](?!.*--)[a-z0-9-]{1,54}[a-z0-9]$/,
-        "must be a lower-case storage queue name of 3 to 56 characters (room for -poison)",
-      )
+      .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,54}[a-z0-9]$/, {
+        error: "must be a lower-case storage queue name of 3 to 56 characters (room for -poison)",
+      })
       .default("twin-events"),
     /** Delivery attempts per endpoint before an event is dead-lettered. */
-    DELIVERY_MAX_ATTEMPTS: positiveIntSetting.default(10),
+    DELIVERY_MAX_ATTEMPTS: wholeNumber(1).default(10),
     /** How long after ingest an event may still be retried before it is dead-lettered. */
-    DELIVERY_TTL_SECONDS: positiveIntSetting.default(86400),
+    DELIVERY_TTL_SECONDS: wholeNumber(1, undefined, " of seconds").default(86400),
     /** Retry delay before attempt n+1: min(cap, base * 2^(n-1)), with jitter. */
-    DELIVERY_BACKOFF_BASE_SECONDS: positiveIntSetting.default(10),
-    DELIVERY_BACKOFF_CAP_SECONDS: positiveIntSetting.default(3600),
+    DELIVERY_BACKOFF_BASE_SECONDS: wholeNumber(1, undefined, " of seconds").default(10),
+    DELIVERY_BACKOFF_CAP_SECONDS: wholeNumber(1, undefined, " of seconds").default(3600),
     /** How long one Service Bus send may take before it counts as failed. */
-    DELIVERY_SEND_TIMEOUT_MS: positiveIntSetting.default(15000),
+    DELIVERY_SEND_TIMEOUT_MS: wholeNumber(1, undefined, " of milliseconds").default(15000),
     /** How long an instance's endpoint list is cached; a deleted endpoint stops receiving within it. */
-    ENDPOINT_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(30),
+    ENDPOINT_CACHE_SECONDS: wholeNumber(0, undefined, " of seconds").default(30),
     /** Hosts endpoints may name: a Service Bus Endpoint, a dead-letter URL (https), on a label boundary. */
     SERVICEBUS_HOST_SUFFIXES: hostSuffixesSetting(DEFAULT_SERVICEBUS_HOST_SUFFIXES),
     STORAGE_HOST_SUFFIXES: hostSuffixesSetting(DEFAULT_STORAGE_HOST_SUFFIXES),
@@ -93,14 +139,13 @@ export const configSchema = z
      * Where clients reach the service (a custom domain, API Management), for the links it hands
      * out: nextLink and the OpenAPI server. Absent: https://WEBSITE_HOSTNAME, which Azure sets.
      */
-    PUBLIC_BASE_URL: z
-      .url({ protocol: /^https?$/ })
+    PUBLIC_BASE_URL: httpUrl(PUBLIC_BASE_URL_RULE)
       .refine((value) => {
         // Not a URL at all: z.url has said so already.
         if (!URL.canParse(value)) return true;
         const url = new URL(value);
         return url.search === "" && url.hash === "" && url.username === "" && url.password === "";
-      }, "must be an http(s) URL without query, fragment or user information")
+      }, PUBLIC_BASE_URL_RULE)
       .optional(),
 
     /** Seals endpoint secrets at rest (AES-256-GCM). */
@@ -155,8 +200,13 @@ export const HOST_STORAGE_SETTINGS = [
 ] as const;
 
 export class ConfigError extends Error {
+  /** One sentence per problem, each naming its setting: "AUTH_PROFILE_MAX_COUNT must be …". */
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    super(
+      `${problems.length === 1 ? "A setting needs" : "Some settings need"} fixing (in local.settings.json, the environment, or the app settings in Azure):\n${problems
+        .map((problem) => `  - ${problem}.`)
+        .join("\n")}`,
+    );
     this.name = "ConfigError";
   }
 }
@@ -172,9 +222,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(
       result.error.issues.map((issue) => {
         // zod leaves `input` off issues (so no value can leak into a message): look the value up.
-        const missing = issue.code === "invalid_type" && input[String(issue.path[0])] === undefined;
-
-        return `${issue.path.join(".") || "(settings)"}: ${missing ? "is required" : issue.message}`;
+        const name = String(issue.path[0] ?? "");
+        if (issue.code === "invalid_type" && input[name] === undefined) {
+          return `${name} is required${REQUIRED_HINTS[name] ?? ""}`;
+        }
+        return `${name || "The settings"} ${issue.message}`;
       }),
     );
   }

@@ -1,6 +1,7 @@
 import type { CosmosClient, Database } from "@azure/cosmos";
 import type { QueueServiceClient } from "@azure/storage-queue";
 import { AssessmentService } from "./assessments/assessment-service";
+import { poisonQueueName } from "./common/poison-queue";
 import type { AppConfig } from "./config";
 import { DeadLetterWriter } from "./delivery/dead-letter-writer";
 import { DeliveryQueues } from "./delivery/delivery-queues";
@@ -22,7 +23,7 @@ export interface Services {
   config: AppConfig;
   cosmos: CosmosClient;
   database: Database;
-  queues: QueueServiceClient;
+  queueService: QueueServiceClient;
   profiles: ProfileService;
   endpoints: EndpointService;
   assessments: AssessmentService;
@@ -35,20 +36,22 @@ export interface Services {
 export function createServices(config: AppConfig): Services {
   const cosmos = createCosmosClient(config);
   const database = cosmos.database(config.COSMOS_DATABASE);
-  const queues = createQueueServiceClient(config, { retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 } });
+  const queueService = createQueueServiceClient(config, {
+    retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 },
+  });
   const endpoints = new EndpointService(
     database.container(CONTAINERS.queueEndpoints.id),
     new SecretBox(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []),
     config.ENDPOINTS_PER_INSTANCE_MAX,
     allowListFromConfig(config),
   );
-  const eventsQueue = queues.getQueueClient(config.TWIN_EVENTS_QUEUE);
+  const eventsQueue = queueService.getQueueClient(config.TWIN_EVENTS_QUEUE);
   const senders = new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
   return {
     config,
     cosmos,
     database,
-    queues,
+    queueService,
     profiles: new ProfileService(database.container(CONTAINERS.profiles.id), {
       maxContentBytes: config.AUTH_PROFILE_CONTENT_MAX_BYTES,
       maxCount: config.AUTH_PROFILE_MAX_COUNT,
@@ -57,10 +60,13 @@ export function createServices(config: AppConfig): Services {
     assessments: new AssessmentService(database.container(CONTAINERS.clusterAssessments.id)),
     eventPublisher: new EventPublisher(eventsQueue),
     delivery: new TwinEventDelivery({
-      endpoints: new EndpointCache(endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
+      endpointSource: new EndpointCache(endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
       senders,
-      deadLetters: new DeadLetterWriter(),
-      queues: new DeliveryQueues(eventsQueue, queues.getQueueClient(`${config.TWIN_EVENTS_QUEUE}-poison`)),
+      deadLetterWriter: new DeadLetterWriter(),
+      deliveryQueues: new DeliveryQueues(
+        eventsQueue,
+        queueService.getQueueClient(poisonQueueName(config.TWIN_EVENTS_QUEUE)),
+      ),
       settings: {
         maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
         ttlSeconds: config.DELIVERY_TTL_SECONDS,
@@ -71,7 +77,7 @@ export function createServices(config: AppConfig): Services {
       },
     }),
     senders,
-    healthProbes: { cosmos: cosmosProbe(database), storage: storageProbe(queues) },
+    healthProbes: { cosmos: cosmosProbe(database), storage: storageProbe(queueService) },
   };
 }
 

@@ -1,17 +1,22 @@
 import type { AuthenticationProfile, QueueEndpoint } from "../../client/types";
-import type { ProfileProviderInputs } from "./authentication-profile-provider";
 import { maskConnectionString, maskDeadLetterSecret } from "./masked-secrets";
-import type { EndpointProviderInputs } from "./queue-endpoint-provider";
+
+/** What the providers' inputs hold of each resource (their own types import this module). */
+type ProfileInputs = Pick<
+  AuthenticationProfile,
+  "authenticationProfileName" | "authenticationProfileContent"
+>;
+type EndpointInputs = Pick<
+  QueueEndpoint,
+  "twinsInstanceId" | "queuePrimaryConnectionString" | "queueSecondaryConnectionString"
+> & { name?: string; deadLetterStorageSecret?: string };
 
 // The `import` option, as the providers serve it: the existing resource is taken over only when the
 // program describes it as it is, as Pulumi's own import does; otherwise nothing changes and the error
 // names the differing fields (never their values).
 
 /** The existing profile, if the program's name and content are its own. */
-export function adoptProfile<T extends AuthenticationProfile>(
-  existing: T,
-  inputs: Pick<ProfileProviderInputs, "authenticationProfileName" | "authenticationProfileContent">,
-): T {
+export function adoptProfile<T extends AuthenticationProfile>(existing: T, inputs: ProfileInputs): T {
   if (existing.authenticationProfileName.toLowerCase() !== inputs.authenticationProfileName.toLowerCase()) {
     throw new Error("The import id names another profile than authenticationProfileName.");
   }
@@ -28,7 +33,7 @@ export function adoptProfile<T extends AuthenticationProfile>(
  * The existing endpoint, if the program's inputs are its own. Secrets compare in their masked form, the only form the service shows: the keys themselves
  * cannot be checked, and the program's are kept.
  */
-export function adoptEndpoint<T extends QueueEndpoint>(existing: T, inputs: EndpointProviderInputs): T {
+export function adoptEndpoint<T extends QueueEndpoint>(existing: T, inputs: EndpointInputs): T {
   const differing = [
     existing.twinsInstanceId.toLowerCase() !== inputs.twinsInstanceId.toLowerCase() && "twinsInstanceId",
     inputs.name !== undefined && existing.name.toLowerCase() !== inputs.name.toLowerCase() && "name",

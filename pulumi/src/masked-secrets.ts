@@ -1,18 +1,12 @@
 /**
  * The service answers an endpoint's secrets masked (`SharedAccessKey=***`, the dead-letter URL's
- * query as `***`). These are the same masks, so a provider can tell whether a masked answer still
- * matches the real value it holds, and keep that real value in state rather than the mask.
+ * query as `***`). These are the service's own masks, so a provider can tell whether a masked
+ * answer still matches the real value it holds, and keep that real value in state rather than the
+ * mask. Their modules import only Node's built-ins (test/client/dependency-free.test.ts holds them
+ * to that), so this package builds them in without the service's dependencies.
  */
-const MASKED = "***";
-
-export function maskConnectionString(text: string): string {
-  return text.replace(/(^|;)(\s*SharedAccessKey\s*=)[^;]*/gi, `$1$2${MASKED}`);
-}
-
-export function maskDeadLetterSecret(text: string): string {
-  const question = text.indexOf("?");
-  return question === -1 ? text : `${text.slice(0, question)}?${MASKED}`;
-}
+export { maskConnectionString } from "../../src/endpoints/connection-string";
+export { maskDeadLetterSecret } from "../../src/endpoints/dead-letter-secret";
 
 /**
  * What to keep for a secret the service shows masked: the known real value when it masks to what

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { resourceGroupNameSchema, subscriptionIdSchema } from "../endpoints/endpoint-path";
-import { nameKey } from "../shared/name-key";
+import { ASSESSMENT_PROJECT_PATH, CLUSTER_ASSESSMENT_PATH } from "../common/arm-path";
+import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
+import { nameKey } from "../common/name-key";
 
-export const ASSESSMENT_TYPE = "Microsoft.Migrate/assessmentProjects/clusterAssessments";
+export const ASSESSMENT_TYPE = CLUSTER_ASSESSMENT_PATH.resourceType;
 
 /** Azure Migrate's rule for project and assessment names: 1-260 characters, none of <>&:\?/#. */
 const migrateNameSchema = z
@@ -11,26 +12,20 @@ const migrateNameSchema = z
   .regex(/^[^<>&:\\?/#\u0000-\u001f]{1,260}$/, "must be 1 to 260 characters, none of < > & : \\ ? / #")
   .refine((name) => name.trim() !== "", "must have a character other than white space");
 
-export const projectPathSchema = z.object({
-  subscriptionId: subscriptionIdSchema,
-  resourceGroupName: resourceGroupNameSchema,
-  projectName: migrateNameSchema,
-});
+const NAMES = { ...RESOURCE_GROUP_NAMES, projectName: migrateNameSchema, assessmentName: migrateNameSchema };
 
-export const assessmentPathSchema = projectPathSchema.extend({ assessmentName: migrateNameSchema });
+export const projectPathSchema = armPathSchema(ASSESSMENT_PROJECT_PATH, NAMES);
+export const assessmentPathSchema = armPathSchema(CLUSTER_ASSESSMENT_PATH, NAMES);
 
 export type ProjectPath = z.infer<typeof projectPathSchema>;
 export type AssessmentPath = z.infer<typeof assessmentPathSchema>;
 
-export const PROJECT_ROUTE =
-  "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Migrate/assessmentProjects/{projectName}";
-
 export function projectId(path: ProjectPath): string {
-  return `/subscriptions/${path.subscriptionId}/resourceGroups/${path.resourceGroupName}/providers/Microsoft.Migrate/assessmentProjects/${path.projectName}`;
+  return ASSESSMENT_PROJECT_PATH.id(path);
 }
 
 export function assessmentId(path: AssessmentPath): string {
-  return `${projectId(path)}/clusterAssessments/${path.assessmentName}`;
+  return CLUSTER_ASSESSMENT_PATH.id(path);
 }
 
 /** Partition key of a project's assessments: its id, keyed as ARM ids compare (case-insensitively). */

@@ -1,11 +1,5 @@
 import { z } from "zod";
 
-export const ASSESSMENT_API_VERSIONS = [
-  "2023-04-01-preview",
-  "2023-05-01-preview",
-  "2023-09-09-preview",
-] as const;
-
 /**
  * The string settings are extensible enums in the source API: the known values are documented
  * (and listed in the OpenAPI description), and any other non-empty string is accepted too.

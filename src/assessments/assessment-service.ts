@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Container } from "@azure/cosmos";
-import { formatEtag } from "../http/conditional";
-import type { ResourceService } from "../http/resource-routes";
-import { InvalidRequestContent, ResourceNotFound } from "../shared/errors";
-import { nameKey, sameName } from "../shared/name-key";
-import type { Page, PageRequest } from "../shared/page";
-import { normalizeEtag, type Preconditions } from "../shared/preconditions";
-import type { Versioned } from "../shared/versioned";
+import { InvalidRequestContent, ResourceNotFound } from "../common/errors";
+import { nameKey, sameName } from "../common/name-key";
+import { mapPage, type Page, type PageRequest } from "../common/page";
+import { formatEtag, normalizeEtag, type Preconditions } from "../common/preconditions";
+import type { ResourceService } from "../common/resource-service";
+import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { documentId } from "../store/document-id";
 import { DocumentStore, type Stored } from "../store/document-store";
@@ -84,10 +83,7 @@ export class AssessmentService
       },
       page,
     );
-    return {
-      items: result.items.map((document) => toResource(document).resource),
-      continuation: result.continuation,
-    };
+    return mapPage(result, (document) => toResource(document).resource);
   }
 
   async put(
@@ -96,27 +92,31 @@ export class AssessmentService
     preconditions: Preconditions,
   ): Promise<{ versioned: Versioned<ClusterAssessment>; created: boolean }> {
     const now = new Date().toISOString();
-    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) => {
-      this.checkEchoedFields(path, body, existing);
-      return {
-        id: documentId(nameKey(path.assessmentName)),
-        projectKey: projectKey(path),
-        resourceId: existing?.resourceId ?? assessmentId(path),
-        name: existing?.name ?? path.assessmentName,
-        provisioningState: body.provisioningState,
-        details: body.details,
-        settings: body.settings,
-        ...(body.scope !== undefined && { scope: body.scope }),
-        systemData: {
-          createdAt: existing?.systemData.createdAt ?? now,
-          createdBy: existing?.systemData.createdBy ?? WRITER.by,
-          createdByType: existing?.systemData.createdByType ?? WRITER.byType,
-          lastModifiedAt: now,
-          lastModifiedBy: WRITER.by,
-          lastModifiedByType: WRITER.byType,
-        },
-      };
-    });
+    const { document, created } = await this.writer.put(
+      addressOf(path),
+      preconditions,
+      (existing, address) => {
+        this.checkEchoedFields(path, body, existing);
+        return {
+          id: address.id,
+          projectKey: address.partitionKey,
+          resourceId: existing?.resourceId ?? assessmentId(path),
+          name: existing?.name ?? path.assessmentName,
+          provisioningState: body.provisioningState,
+          details: body.details,
+          settings: body.settings,
+          ...(body.scope !== undefined && { scope: body.scope }),
+          systemData: {
+            createdAt: existing?.systemData.createdAt ?? now,
+            createdBy: existing?.systemData.createdBy ?? WRITER.by,
+            createdByType: existing?.systemData.createdByType ?? WRITER.byType,
+            lastModifiedAt: now,
+            lastModifiedBy: WRITER.by,
+            lastModifiedByType: WRITER.byType,
+          },
+        };
+      },
+    );
     return { versioned: toResource(document), created };
   }
 

@@ -49,7 +49,7 @@ export class DeadLetterWriter {
     why: DeadLetterReason,
     at: Date,
   ): Promise<DeadLetterPlace> {
-    const sasUrl = endpoint.secrets.deadLetterStorageSecret;
+    const sasUrl = endpoint.secrets?.deadLetterStorageSecret;
     if (sasUrl === undefined) throw new Error("the endpoint has no dead-letter secret");
     const body = JSON.stringify(event);
     const container = this.container(sasUrl);

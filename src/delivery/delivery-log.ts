@@ -1,4 +1,4 @@
-import { redactSecrets } from "../shared/redact";
+import { redactSecrets } from "../common/redact";
 
 /** Where delivery reports what became of events: the invocation's context (InvocationContext fits). */
 export interface DeliveryLogger {

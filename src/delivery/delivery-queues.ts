@@ -1,19 +1,16 @@
 import type { QueueClient } from "@azure/storage-queue";
 import type { CloudEvent } from "../events/cloud-event";
-import {
-  encodeQueueMessage,
-  MAX_QUEUE_MESSAGE_BYTES,
-  packEvents,
-  type TwinEventsMessage,
-} from "../events/queue-message";
+import { encodeQueueMessage, MAX_QUEUE_MESSAGE_BYTES, packEvents } from "../events/queue-message";
+import type { DeliveryMessage } from "./delivery-message";
 
 export type PoisonReason =
   | "NoDeadLetterSecret"
+  | "SecretsUnreadable"
   | "DeadLetterWriteFailed"
   | "InvalidMessage"
   | "UnknownInstance";
 
-/** What the service writes to `<queue>-poison` (the host also moves failed originals there). */
+/** What the service writes to the poison queue (the host also moves failed originals there). */
 export interface PoisonRecord {
   reason: PoisonReason;
   detail: string;
@@ -43,11 +40,7 @@ export class DeliveryQueues {
     return this.poisonQueue.name;
   }
 
-  async scheduleRetry(
-    message: Omit<TwinEventsMessage, "events">,
-    events: CloudEvent[],
-    delaySeconds: number,
-  ) {
+  async scheduleRetry(message: Omit<DeliveryMessage, "events">, events: CloudEvent[], delaySeconds: number) {
     for (const part of packEvents(message, events)) {
       await this.send(this.main, part, delaySeconds);
     }

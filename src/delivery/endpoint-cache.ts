@@ -1,12 +1,17 @@
 import { type InstancePath, instanceKey } from "../endpoints/endpoint-path";
 import type { DeliveryEndpoint, EndpointService } from "../endpoints/endpoint-service";
 
+/** Where delivery reads an instance's endpoints, their secrets opened; the EndpointCache is one. */
+export interface EndpointSource {
+  forInstance(instance: InstancePath): Promise<DeliveryEndpoint[]>;
+}
+
 /**
  * An instance's endpoints, read from Cosmos at most once per `ttlMs` per instance: delivery of a
  * busy instance does not cost a query per message. A deleted or changed endpoint is seen within
  * the TTL (ENDPOINT_CACHE_SECONDS).
  */
-export class EndpointCache {
+export class EndpointCache implements EndpointSource {
   private readonly entries = new Map<string, { expires: number; endpoints: Promise<DeliveryEndpoint[]> }>();
 
   constructor(

@@ -1,9 +1,16 @@
 import type { ServiceBusMessageBatch, ServiceBusSender } from "@azure/service-bus";
+import { describeError } from "../common/describe-error";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
-import { describeError } from "../shared/describe-error";
-import type { SenderPool } from "./sender-pool";
 import { toServiceBusMessage } from "./service-bus-message";
+
+/** What delivery needs of a topic's sender; a ServiceBusSender is one. */
+export type TopicSender = Pick<ServiceBusSender, "createMessageBatch" | "sendMessages">;
+
+/** Where delivery gets a sender for a connection string and topic; the SenderPool is one. */
+export interface SenderSource {
+  sender(connectionString: string, topic: string): TopicSender;
+}
 
 export interface EndpointDeliveryResult {
   delivered: CloudEvent[];
@@ -20,7 +27,7 @@ function errorName(error: unknown): string {
 
 /** Fills one batch from the front of `events`; returns it and how many events it took. */
 async function fillBatch(
-  sender: ServiceBusSender,
+  sender: TopicSender,
   events: CloudEvent[],
 ): Promise<{ batch: ServiceBusMessageBatch; taken: number }> {
   const batch = await sender.createMessageBatch();
@@ -34,13 +41,22 @@ async function fillBatch(
 /**
  * Sends events to one endpoint's topic in as few batches as fit. Each batch goes to the primary
  * connection; when that fails, to the secondary, which is then preferred for the rest of the
- * events. Events of a batch that failed on both are reported back for a later retry.
+ * events. Events of a batch that failed on both are reported back for a later retry, as are all
+ * the events of an endpoint whose secrets this deployment cannot open.
  */
 export async function deliverToEndpoint(
-  pool: SenderPool,
+  pool: SenderSource,
   endpoint: DeliveryEndpoint,
   events: CloudEvent[],
 ): Promise<EndpointDeliveryResult> {
+  if (endpoint.secrets === undefined) {
+    return {
+      delivered: [],
+      failed: events,
+      lastError: `the endpoint's secrets cannot be opened: ${endpoint.secretsUnreadable}`,
+      lastErrorName: "SecretsUnreadable",
+    };
+  }
   const connections = [
     endpoint.secrets.queuePrimaryConnectionString,
     endpoint.secrets.queueSecondaryConnectionString,

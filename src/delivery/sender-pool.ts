@@ -1,5 +1,6 @@
 import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
 import { connectionStringProblems, type EndpointAllowList } from "../endpoints/endpoint-allow-list";
+import type { SenderSource } from "./endpoint-delivery";
 
 interface PooledClient {
   client: ServiceBusClient;
@@ -14,7 +15,7 @@ interface PooledClient {
  * No client is made for a connection string the allow-list does not admit (one stored before it,
  * or under a wider one): the send fails, and the event is retried, then dead-lettered or poisoned.
  */
-export class SenderPool {
+export class SenderPool implements SenderSource {
   private readonly clients = new Map<string, PooledClient>();
   private readonly sweeper: NodeJS.Timeout;
 

@@ -1,16 +1,15 @@
+import { describeError } from "../common/describe-error";
 import { parseTwinsInstanceId } from "../endpoints/endpoint-path";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
-import { type TwinEventsMessage, twinEventsMessageSchema } from "../events/queue-message";
-import { describeError } from "../shared/describe-error";
 import { type BackoffPolicy, backoffSeconds } from "./backoff";
 import type { DeadLetterReason, DeadLetterWriter } from "./dead-letter-writer";
 import { type DeliveryCounters, emptyCounters } from "./delivery-counters";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
+import { type DeliveryMessage, deliveryMessageSchema } from "./delivery-message";
 import type { DeliveryQueues, PoisonRecord } from "./delivery-queues";
-import type { EndpointCache } from "./endpoint-cache";
-import { deliverToEndpoint } from "./endpoint-delivery";
-import type { SenderPool } from "./sender-pool";
+import type { EndpointSource } from "./endpoint-cache";
+import { deliverToEndpoint, type SenderSource } from "./endpoint-delivery";
 
 export interface DeliverySettings {
   maxAttempts: number;
@@ -18,13 +17,22 @@ export interface DeliverySettings {
   backoff: BackoffPolicy;
 }
 
+/** What delivery works with; each is an interface, so a unit test can hand it fakes. */
 export interface DeliveryDependencies {
-  endpoints: EndpointCache;
-  senders: SenderPool;
-  deadLetters: DeadLetterWriter;
-  queues: DeliveryQueues;
+  /** An instance's endpoints with their secrets opened (the EndpointCache). */
+  endpointSource: EndpointSource;
+  /** Service Bus senders by connection string and topic (the SenderPool). */
+  senders: SenderSource;
+  deadLetterWriter: Pick<DeadLetterWriter, "write">;
+  /** Retry messages onto the main queue, records onto the poison queue. */
+  deliveryQueues: Pick<
+    DeliveryQueues,
+    "scheduleRetry" | "poisonEvents" | "poisonMessage" | "poisonQueueName"
+  >;
   settings: DeliverySettings;
   now?: () => Date;
+  /** The jitter of the backoff, from 0 to 1 (Math.random). */
+  random?: () => number;
 }
 
 /** Dead-letter blobs written at once for one endpoint. */
@@ -45,6 +53,9 @@ interface Invocation {
  * retry scheduled, each event dead-lettered and each event poisoned is also logged, with where it
  * went (the blob, or the poison queue) and never a secret.
  *
+ * An endpoint whose secrets this deployment cannot open fails like an unreachable one (retries,
+ * then the poison queue, as it cannot be dead-lettered either); the others are not held up.
+ *
  * Throwing is kept for faults before anything was sent (the endpoint lookup): the host then
  * retries the whole message.
  */
@@ -58,18 +69,18 @@ export class TwinEventDelivery {
   async handle(message: unknown, logger: DeliveryLogger = silentLogger): Promise<DeliveryCounters> {
     const counters = emptyCounters();
     const run: Invocation = { counters, logger };
-    const parsed = twinEventsMessageSchema.safeParse(message);
+    const parsed = deliveryMessageSchema.safeParse(message);
     if (!parsed.success) {
       const detail = parsed.error.issues
         .slice(0, 5)
         .map((issue) => `${issue.path.join(".") || "(message)"}: ${issue.message}`)
         .join("; ");
-      await this.deps.queues.poisonMessage({ reason: "InvalidMessage", detail }, message);
+      await this.deps.deliveryQueues.poisonMessage({ reason: "InvalidMessage", detail }, message);
       counters.poisoned += 1;
       logger.error(
         logLine("twin events message poisoned:", {
           reason: "InvalidMessage",
-          queue: this.deps.queues.poisonQueueName,
+          queue: this.deps.deliveryQueues.poisonQueueName,
           detail,
         }),
       );
@@ -87,7 +98,7 @@ export class TwinEventDelivery {
       return counters;
     }
     const retryFor = twinsMessage.retry?.endpointName.toLowerCase();
-    const endpoints = (await this.deps.endpoints.forInstance(instance)).filter(
+    const endpoints = (await this.deps.endpointSource.forInstance(instance)).filter(
       (endpoint) => retryFor === undefined || endpoint.name.toLowerCase() === retryFor,
     );
     if (endpoints.length === 0) {
@@ -103,7 +114,7 @@ export class TwinEventDelivery {
   private async deliverTo(
     run: Invocation,
     endpoint: DeliveryEndpoint,
-    message: TwinEventsMessage,
+    message: DeliveryMessage,
     receivedAt: string,
   ): Promise<void> {
     const result = await deliverToEndpoint(this.deps.senders, endpoint, message.events);
@@ -119,8 +130,11 @@ export class TwinEventDelivery {
       return;
     }
     // The last retry happens at the TTL at the latest, not a full backoff past it.
-    const delay = Math.min(backoffSeconds(backoff, attempt), Math.max(1, Math.ceil(ttlSeconds - ageSeconds)));
-    await this.deps.queues.scheduleRetry(
+    const delay = Math.min(
+      backoffSeconds(backoff, attempt, this.deps.random),
+      Math.max(1, Math.ceil(ttlSeconds - ageSeconds)),
+    );
+    await this.deps.deliveryQueues.scheduleRetry(
       {
         twinsInstanceId: message.twinsInstanceId,
         receivedAt,
@@ -146,7 +160,7 @@ export class TwinEventDelivery {
   private async deadLetter(
     run: Invocation,
     endpoint: DeliveryEndpoint,
-    message: TwinEventsMessage,
+    message: DeliveryMessage,
     events: CloudEvent[],
     why: DeadLetterReason,
   ): Promise<void> {
@@ -156,6 +170,11 @@ export class TwinEventDelivery {
       attempts: why.attempts,
       lastError: why.lastError,
     };
+    if (endpoint.secrets === undefined) {
+      const detail = `${why.reason}, and the endpoint's secrets cannot be opened: ${endpoint.secretsUnreadable}`;
+      await this.poison(run, { ...record, reason: "SecretsUnreadable", detail }, events);
+      return;
+    }
     if (endpoint.secrets.deadLetterStorageSecret === undefined) {
       const detail = `${why.reason}, and the endpoint has no deadLetterStorageSecret`;
       await this.poison(run, { ...record, reason: "NoDeadLetterSecret", detail }, events);
@@ -168,7 +187,7 @@ export class TwinEventDelivery {
       await Promise.all(
         events.slice(start, start + DEAD_LETTER_CONCURRENCY).map(async (event) => {
           try {
-            const place = await this.deps.deadLetters.write(endpoint, event, why, at);
+            const place = await this.deps.deadLetterWriter.write(endpoint, event, why, at);
             run.counters.deadLettered++;
             run.logger.warn(
               logLine("twin event dead-lettered:", {
@@ -196,7 +215,7 @@ export class TwinEventDelivery {
 
   /** Puts events on the poison queue with the reason, then counts and logs each. */
   private async poison(run: Invocation, record: PoisonRecord, events: CloudEvent[]): Promise<void> {
-    await this.deps.queues.poisonEvents(record, events);
+    await this.deps.deliveryQueues.poisonEvents(record, events);
     run.counters.poisoned += events.length;
     for (const event of events) {
       run.logger.error(
@@ -205,7 +224,7 @@ export class TwinEventDelivery {
           endpoint: record.endpointName,
           event: event.id,
           reason: record.reason,
-          queue: this.deps.queues.poisonQueueName,
+          queue: this.deps.deliveryQueues.poisonQueueName,
           detail: record.detail,
         }),
       );

@@ -1,4 +1,4 @@
-import type { QueueFunctionDefinition } from "../events/queue-function";
+import type { QueueFunctionDefinition } from "../triggers/queue-function";
 import { formatCounters } from "./delivery-counters";
 
 /** The queue-triggered function that forwards twin events to the topics of their instance's endpoints. */

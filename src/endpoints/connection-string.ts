@@ -20,7 +20,19 @@ export interface ConnectionStringParts {
   useDevelopmentEmulator?: boolean;
 }
 
-export type ParseResult = { ok: true; parts: ConnectionStringParts } | { ok: false; problems: string[] };
+/**
+ * A connection string that parsed: what the service checks, stores and shows is read from here,
+ * never from the text again.
+ */
+export interface ConnectionString {
+  /** As sent: what is sealed, and what the Service Bus SDK reads. */
+  text: string;
+  parts: ConnectionStringParts;
+  /** The text with the SharedAccessKey's value replaced by ***: what responses show. */
+  masked: string;
+}
+
+export type ParseResult = { ok: true; value: ConnectionString } | { ok: false; problems: string[] };
 
 const MASKED = "***";
 const REQUIRED = ["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityPath"] as const;
@@ -47,13 +59,16 @@ const VALUE_RULES: Record<Exclude<Key, "Endpoint">, { pattern: RegExp; problem: 
   },
 };
 
-/** Non-secret keys, shown in responses when their value keeps to its rule. */
-const SHOWN_KEYS = new Set<string>([
+/**
+ * Non-secret keys, shown in responses when their value keeps to its rule. An array, not a Set:
+ * the Pulumi package serializes the mask with its captured values, and a Set does not survive that.
+ */
+const SHOWN_KEYS: readonly string[] = [
   "Endpoint",
   "SharedAccessKeyName",
   "EntityPath",
   "UseDevelopmentEmulator",
-]);
+];
 
 const ENDPOINT_FORM = /^sb:\/\/([^/?#]*)\/?$/;
 
@@ -110,12 +125,17 @@ function partProblem(segment: string): string | undefined {
   return undefined;
 }
 
-function splitParts(text: string): { values: Map<Key, string>; problems: string[] } {
+function splitParts(text: string): { values: Map<Key, string>; masked: string; problems: string[] } {
   const values = new Map<Key, string>();
+  const masked: string[] = [];
   const problems: string[] = [];
   const seen = new Set<string>();
   // Empty parts carry nothing (a trailing ';' is common): the SDK skips them too.
-  for (const segment of text.split(";").filter((part) => part !== "")) {
+  for (const segment of text.split(";")) {
+    if (segment === "") {
+      masked.push(segment);
+      continue;
+    }
     const problem = partProblem(segment);
     if (problem !== undefined) problems.push(problem);
     const equals = segment.indexOf("=");
@@ -127,12 +147,14 @@ function splitParts(text: string): { values: Map<Key, string>; problems: string[
     }
     seen.add(key.toLowerCase());
     if (problem === undefined && isKey(key)) values.set(key, segment.slice(equals + 1));
+    masked.push(key === "SharedAccessKey" ? `${key}=${MASKED}` : segment);
   }
-  return { values, problems };
+  // Kept only when nothing is wrong: then every part is a known key, once, and only the key is secret.
+  return { values, masked: masked.join(";"), problems };
 }
 
 export function parseConnectionString(text: string): ParseResult {
-  const { values, problems } = splitParts(text);
+  const { values, masked, problems } = splitParts(text);
   const value = (key: Key) => values.get(key) ?? "";
   for (const key of REQUIRED) {
     if (value(key) === "") problems.push(`is missing ${key}`);
@@ -153,23 +175,21 @@ export function parseConnectionString(text: string): ParseResult {
       problems.push(rule.problem);
   }
   if (problems.length > 0 || authority === undefined) return { ok: false, problems };
-  return {
-    ok: true,
-    parts: {
-      endpoint: value("Endpoint"),
-      authority,
-      sharedAccessKeyName: value("SharedAccessKeyName"),
-      sharedAccessKey: value("SharedAccessKey"),
-      entityPath: value("EntityPath"),
-      ...(values.has("UseDevelopmentEmulator") && {
-        useDevelopmentEmulator: value("UseDevelopmentEmulator") === "true",
-      }),
-    },
+  const parts: ConnectionStringParts = {
+    endpoint: value("Endpoint"),
+    authority,
+    sharedAccessKeyName: value("SharedAccessKeyName"),
+    sharedAccessKey: value("SharedAccessKey"),
+    entityPath: value("EntityPath"),
+    ...(values.has("UseDevelopmentEmulator") && {
+      useDevelopmentEmulator: value("UseDevelopmentEmulator") === "true",
+    }),
   };
+  return { ok: true, value: { text, parts, masked } };
 }
 
 function showable(key: string, value: string): boolean {
-  if (!SHOWN_KEYS.has(key)) return false;
+  if (!SHOWN_KEYS.includes(key)) return false;
   if (key === "Endpoint") return readEndpoint(value).ok;
   return VALUE_RULES[key as keyof typeof VALUE_RULES].pattern.test(value);
 }
@@ -177,6 +197,7 @@ function showable(key: string, value: string): boolean {
 /**
  * The connection string as sent, with every value but the non-secret ones replaced by ***. Total:
  * documents stored before the stricter rules may hold any spelling, and none may show a secret.
+ * For a string that parses it equals the parsed value's `masked`.
  */
 export function maskConnectionString(text: string): string {
   const seen = new Set<string>();

@@ -17,28 +17,48 @@ function isPathStyleHost(hostname: string): boolean {
   return isIP(bare) !== 0 || bare === "localhost";
 }
 
-export interface DeadLetterLocation {
-  /** The container URL without its query. */
-  containerUrl: string;
+/**
+ * A dead-letter URL that parsed: what the service checks and shows is read from here, never from
+ * the text again.
+ */
+export interface DeadLetterSecret {
+  /** As sent: what is sealed, and what the blob client reads. */
+  text: string;
+  scheme: "http" | "https";
+  /** The host and port, in the only spelling accepted. */
+  authority: Authority;
   container: string;
+  /** What responses show: the query (the SAS token) replaced by ***. */
+  masked: string;
 }
 
-export function deadLetterProblems(text: string): string[] {
+export type DeadLetterParseResult = { ok: true; value: DeadLetterSecret } | { ok: false; problems: string[] };
+
+export function parseDeadLetterSecret(text: string): DeadLetterParseResult {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return ["must be a URL of the form {storage endpoint}/{container}?{SAS token}"];
+    return { ok: false, problems: ["must be a URL of the form {storage endpoint}/{container}?{SAS token}"] };
   }
   const written = SCHEME_AND_AUTHORITY.exec(text);
-  if (written?.[2] === undefined) return ["must be an http or https URL (https://…)"];
+  const scheme = written?.[1];
+  if (written?.[2] === undefined || (scheme !== "http" && scheme !== "https"))
+    return { ok: false, problems: ["must be an http or https URL (https://…)"] };
   if (written[2].includes("@") || url.username !== "" || url.password !== "") {
-    return ["must not carry user information (user:password@): the SAS token is its only credential"];
+    return {
+      ok: false,
+      problems: ["must not carry user information (user:password@): the SAS token is its only credential"],
+    };
   }
-  if (!parseAuthority(written[2])) {
-    return [
-      "must name its host plainly (DNS labels of letters, digits and '-', or a port): percent-encoding, non-ASCII characters, trailing dots and numeric forms of IP addresses are refused",
-    ];
+  const authority = parseAuthority(written[2]);
+  if (!authority) {
+    return {
+      ok: false,
+      problems: [
+        "must name its host plainly (DNS labels of letters, digits and '-', or a port): percent-encoding, non-ASCII characters, trailing dots and numeric forms of IP addresses are refused",
+      ],
+    };
   }
   const problems: string[] = [];
   const segments = url.pathname.split("/").filter((segment) => segment !== "");
@@ -55,24 +75,14 @@ export function deadLetterProblems(text: string): string[] {
   }
   if (!url.searchParams.get("sig"))
     problems.push("must carry a SAS token with a signature (sig=) in its query");
-  return problems;
+  if (problems.length > 0 || container === undefined) return { ok: false, problems };
+  return { ok: true, value: { text, scheme, authority, container, masked: maskDeadLetterSecret(text) } };
 }
 
-export function deadLetterLocation(text: string): DeadLetterLocation {
-  const url = new URL(text);
-  const segments = url.pathname.split("/").filter((segment) => segment !== "");
-  return { containerUrl: `${url.origin}${url.pathname}`, container: segments[segments.length - 1] ?? "" };
-}
-
-/** Scheme and host of a dead-letter URL that deadLetterProblems accepted. */
-export function deadLetterEndpoint(
-  text: string,
-): { scheme: "http" | "https"; authority: Authority } | undefined {
-  const written = SCHEME_AND_AUTHORITY.exec(text);
-  const authority = written?.[2] === undefined ? undefined : parseAuthority(written[2]);
-  return authority && (written?.[1] === "http" || written?.[1] === "https")
-    ? { scheme: written[1], authority }
-    : undefined;
+/** What is wrong with the form of a dead-letter URL (not where it points: see endpoint-allow-list.ts). */
+export function deadLetterProblems(text: string): string[] {
+  const parsed = parseDeadLetterSecret(text);
+  return parsed.ok ? [] : parsed.problems;
 }
 
 /**

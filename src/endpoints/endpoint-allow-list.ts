@@ -1,6 +1,5 @@
-import type { ErrorDetail } from "../shared/errors";
-import { parseConnectionString } from "./connection-string";
-import { deadLetterEndpoint, deadLetterProblems } from "./dead-letter-secret";
+import { type ConnectionString, parseConnectionString } from "./connection-string";
+import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
 import { type Authority, isIpLiteral, isLoopback, matchesSuffix } from "./host-names";
 
 /**
@@ -69,68 +68,43 @@ function judgeHost(
   return "cloud";
 }
 
-/** Everything wrong with a connection string: its form, then where it points. */
-export function connectionStringProblems(text: string, allowList: EndpointAllowList): string[] {
-  const parsed = parseConnectionString(text);
-  if (!parsed.ok) return parsed.problems;
-  const verdict = judgeHost(parsed.parts.authority, allowList.serviceBusSuffixes, allowList.allowLoopback, {
+/** What is wrong with where a parsed connection string points. */
+export function connectionStringHostProblems(
+  connection: ConnectionString,
+  allowList: EndpointAllowList,
+): string[] {
+  const { parts } = connection;
+  const verdict = judgeHost(parts.authority, allowList.serviceBusSuffixes, allowList.allowLoopback, {
     noun: "Service Bus namespace",
     setting: "SERVICEBUS_HOST_SUFFIXES",
   });
   if (typeof verdict === "object") return [`has an Endpoint that ${verdict.problem}`];
   // UseDevelopmentEmulator makes the SDK send the key over plain TCP: loopback only.
-  if (verdict !== "loopback" && parsed.parts.useDevelopmentEmulator !== undefined) {
+  if (verdict !== "loopback" && parts.useDevelopmentEmulator !== undefined) {
     return ["has UseDevelopmentEmulator, which is accepted for a loopback Endpoint only (it turns TLS off)"];
   }
   return [];
 }
 
-/** Everything wrong with a dead-letter URL: its form, then where it points. */
-export function deadLetterSecretProblems(text: string, allowList: EndpointAllowList): string[] {
-  const problems = deadLetterProblems(text);
-  const endpoint = deadLetterEndpoint(text);
-  if (problems.length > 0 || endpoint === undefined) return problems;
-  const verdict = judgeHost(endpoint.authority, allowList.storageSuffixes, allowList.allowLoopback, {
+/** Everything wrong with a connection string: its form, then where it points. */
+export function connectionStringProblems(text: string, allowList: EndpointAllowList): string[] {
+  const parsed = parseConnectionString(text);
+  return parsed.ok ? connectionStringHostProblems(parsed.value, allowList) : parsed.problems;
+}
+
+/** What is wrong with where a parsed dead-letter URL points. */
+export function deadLetterHostProblems(deadLetter: DeadLetterSecret, allowList: EndpointAllowList): string[] {
+  const verdict = judgeHost(deadLetter.authority, allowList.storageSuffixes, allowList.allowLoopback, {
     noun: "blob storage",
     setting: "STORAGE_HOST_SUFFIXES",
   });
   if (typeof verdict === "object") return [verdict.problem];
-  if (verdict === "cloud" && endpoint.scheme !== "https") return ["must be an https URL"];
+  if (verdict === "cloud" && deadLetter.scheme !== "https") return ["must be an https URL"];
   return [];
 }
 
-export interface EndpointSecretFields {
-  queuePrimaryConnectionString: string;
-  queueSecondaryConnectionString: string;
-  deadLetterStorageSecret?: string | undefined;
-}
-
-/** One detail per problem, each targeting its field, as request validation reports them. */
-export function endpointSecretsProblems(
-  secrets: EndpointSecretFields,
-  allowList: EndpointAllowList,
-): ErrorDetail[] {
-  const fields: [keyof EndpointSecretFields, string[]][] = [
-    [
-      "queuePrimaryConnectionString",
-      connectionStringProblems(secrets.queuePrimaryConnectionString, allowList),
-    ],
-    [
-      "queueSecondaryConnectionString",
-      connectionStringProblems(secrets.queueSecondaryConnectionString, allowList),
-    ],
-    [
-      "deadLetterStorageSecret",
-      secrets.deadLetterStorageSecret === undefined
-        ? []
-        : deadLetterSecretProblems(secrets.deadLetterStorageSecret, allowList),
-    ],
-  ];
-  return fields.flatMap(([target, problems]) =>
-    problems.map((problem) => ({
-      code: "InvalidValue",
-      message: `The field '${target}' is invalid: ${problem}.`,
-      target,
-    })),
-  );
+/** Everything wrong with a dead-letter URL: its form, then where it points. */
+export function deadLetterSecretProblems(text: string, allowList: EndpointAllowList): string[] {
+  const parsed = parseDeadLetterSecret(text);
+  return parsed.ok ? deadLetterHostProblems(parsed.value, allowList) : parsed.problems;
 }

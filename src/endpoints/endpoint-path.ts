@@ -1,15 +1,7 @@
 import { z } from "zod";
-import { nameKey } from "../shared/name-key";
-
-/** ARM resource group names: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'. */
-export const resourceGroupNameSchema = z
-  .string()
-  .regex(/^[-\p{L}\p{N}_.()]{1,90}$/u, "must be 1 to 90 letters, digits, '_', '-', '.', '(' or ')'")
-  .refine((name) => !name.endsWith("."), "must not end with '.'");
-
-export const subscriptionIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9-]{1,64}$/, "must be a subscription id (a GUID: letters, digits and hyphens)");
+import { QUEUE_ENDPOINT_PATH, TWINS_INSTANCE_PATH } from "../common/arm-path";
+import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
+import { nameKey } from "../common/name-key";
 
 export const instanceNameSchema = z
   .string()
@@ -25,23 +17,22 @@ export const endpointNameSchema = z
     "must be 3 to 50 letters, digits or hyphens, not all digits, not starting or ending with a hyphen",
   );
 
-export const instancePathSchema = z.object({
-  subscriptionId: subscriptionIdSchema,
-  resourceGroupName: resourceGroupNameSchema,
-  instanceName: instanceNameSchema,
-});
+const NAMES = { ...RESOURCE_GROUP_NAMES, instanceName: instanceNameSchema, endpointName: endpointNameSchema };
 
-export const endpointPathSchema = instancePathSchema.extend({ endpointName: endpointNameSchema });
+export const instancePathSchema = armPathSchema(TWINS_INSTANCE_PATH, NAMES);
+export const endpointPathSchema = armPathSchema(QUEUE_ENDPOINT_PATH, NAMES);
 
 export type InstancePath = z.infer<typeof instancePathSchema>;
 export type EndpointPath = z.infer<typeof endpointPathSchema>;
 
-export const INSTANCE_ROUTE =
-  "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}";
-
 /** The twins instance's resource id, in the casing given. */
 export function twinsInstanceId(path: InstancePath): string {
-  return `/subscriptions/${path.subscriptionId}/resourceGroups/${path.resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/${path.instanceName}`;
+  return TWINS_INSTANCE_PATH.id(path);
+}
+
+/** An endpoint's resource id, below its instance's id as stored. */
+export function endpointId(twinsInstanceId: string, endpointName: string): string {
+  return QUEUE_ENDPOINT_PATH.idUnder(twinsInstanceId, endpointName);
 }
 
 /** Partition key of an instance's endpoints: its id, keyed as ARM ids compare (case-insensitively). */
@@ -49,17 +40,9 @@ export function instanceKey(path: InstancePath): string {
   return nameKey(twinsInstanceId(path));
 }
 
-const INSTANCE_ID_PATTERN =
-  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.DigitalTwins\/digitalTwinsInstances\/([^/]+)\/?$/i;
-
 /** Reads a twins instance id back into its names; undefined when it is not one. */
 export function parseTwinsInstanceId(id: string): InstancePath | undefined {
-  const match = INSTANCE_ID_PATTERN.exec(id);
-  if (!match) return undefined;
-  const parsed = instancePathSchema.safeParse({
-    subscriptionId: match[1],
-    resourceGroupName: match[2],
-    instanceName: match[3],
-  });
-  return parsed.success ? parsed.data : undefined;
+  const values = TWINS_INSTANCE_PATH.parse(id, { trailingSlash: true });
+  const parsed = values && instancePathSchema.safeParse(values);
+  return parsed?.success ? parsed.data : undefined;
 }

@@ -2,8 +2,6 @@ import { z } from "zod";
 import { parseConnectionString } from "./connection-string";
 import { deadLetterProblems } from "./dead-letter-secret";
 
-export const ENDPOINT_API_VERSIONS = ["2026-11-01"] as const;
-
 const connectionStringSchema = z.string().superRefine((text, ctx) => {
   const result = parseConnectionString(text);
   if (!result.ok) for (const problem of result.problems) ctx.addIssue({ code: "custom", message: problem });

@@ -1,24 +1,22 @@
 import type { Container } from "@azure/cosmos";
-
-import type { ResourceService } from "../http/resource-routes";
-import { invalidRequest } from "../http/validation";
+import { InvalidRequestContent, ResourceNotFound } from "../common/errors";
+import { nameKey, sameName } from "../common/name-key";
+import { mapPage, type Page, type PageRequest } from "../common/page";
+import type { Preconditions } from "../common/preconditions";
+import type { ResourceService } from "../common/resource-service";
+import type { Versioned } from "../common/versioned";
 import { type SealedBox, type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
-import { InvalidRequestContent, ResourceNotFound } from "../shared/errors";
-import { nameKey, sameName } from "../shared/name-key";
-import type { Page, PageRequest } from "../shared/page";
-import type { Preconditions } from "../shared/preconditions";
-import type { Versioned } from "../shared/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import { LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
-import { maskConnectionString, parseConnectionString } from "./connection-string";
-import { maskDeadLetterSecret } from "./dead-letter-secret";
+import { deadLetterSecretProblems, type EndpointAllowList } from "./endpoint-allow-list";
 import {
-  deadLetterSecretProblems,
-  type EndpointAllowList,
-  endpointSecretsProblems,
-} from "./endpoint-allow-list";
-import { type EndpointPath, type InstancePath, instanceKey, twinsInstanceId } from "./endpoint-path";
+  type EndpointPath,
+  endpointId,
+  type InstancePath,
+  instanceKey,
+  twinsInstanceId,
+} from "./endpoint-path";
 import {
   type EndpointPatch,
   type EndpointPut,
@@ -26,6 +24,14 @@ import {
   endpointSecretsSchema,
   type QueueEndpoint,
 } from "./endpoint-schema";
+import {
+  type MaskedSecrets,
+  maskedSecrets,
+  maskedStoredSecrets,
+  type ParsedEndpointSecrets,
+  parseEndpointSecrets,
+  secretTexts,
+} from "./endpoint-secrets";
 
 /**
  * The stored form. Partitioned by the instance (lower-cased id), so one instance's endpoints are
@@ -43,13 +49,15 @@ export interface EndpointDocument {
   updatedAt: string;
 }
 
-/** An endpoint with its secrets opened: for delivery, never for a response. */
-export interface DeliveryEndpoint {
-  id: string;
-  name: string;
-  topic: string;
-  secrets: EndpointSecrets;
-}
+/**
+ * An endpoint with its secrets opened: for delivery, never for a response. When this deployment
+ * cannot open them (sealed under a key it lacks, or altered), `secrets` is absent and
+ * `secretsUnreadable` says why: that endpoint's deliveries fail, the instance's others go ahead.
+ */
+export type DeliveryEndpoint = { id: string; name: string; topic: string } & (
+  | { secrets: EndpointSecrets }
+  | { secrets?: undefined; secretsUnreadable: string }
+);
 
 /** How an endpoint whose secrets cannot be opened shows them. */
 const MASKED = "***";
@@ -58,18 +66,9 @@ function addressOf(path: EndpointPath): DocumentAddress {
   return { id: nameKey(path.endpointName), partitionKey: instanceKey(path) };
 }
 
-function resourceId(twinsInstance: string, name: string): string {
-  return `${twinsInstance}/endpoints/${name}`;
-}
-
 /** Where the secrets' ciphertext is bound: it opens only in this document. */
 function sealingContext(document: Pick<EndpointDocument, "instanceKey" | "id">): string {
   return `${document.instanceKey}/endpoints/${document.id}`;
-}
-
-function topicOf(connectionString: string): string {
-  const parsed = parseConnectionString(connectionString);
-  return parsed.ok ? parsed.parts.entityPath : "";
 }
 
 export class EndpointService
@@ -98,15 +97,12 @@ export class EndpointService
     const { id, partitionKey } = addressOf(path);
     const document = await this.documents.read(id, partitionKey);
     if (!document) throw notFound(path);
-    return this.toResource(document);
+    return this.toResource(document, maskedStoredSecrets(this.openSecrets(document)));
   }
 
   async list(path: InstancePath, page: PageRequest): Promise<Page<QueueEndpoint>> {
     const result = await this.documents.queryPage(this.instanceQuery(path, "SELECT * FROM c"), page);
-    return {
-      items: result.items.map((document) => this.toListItem(document)),
-      continuation: result.continuation,
-    };
+    return mapPage(result, (document) => this.toListItem(document));
   }
 
   /** Every endpoint of an instance with its secrets opened, for delivery: one partition, one query. */
@@ -123,21 +119,22 @@ export class EndpointService
     preconditions: Preconditions,
   ): Promise<{ versioned: Versioned<QueueEndpoint>; created: boolean }> {
     this.checkEchoedFields(path, body);
-    const secrets: EndpointSecrets = {
-      queuePrimaryConnectionString: body.queuePrimaryConnectionString,
-      queueSecondaryConnectionString: body.queueSecondaryConnectionString,
-      ...(body.deadLetterStorageSecret !== undefined && {
-        deadLetterStorageSecret: body.deadLetterStorageSecret,
-      }),
-    };
-    checkSameTopic(secrets);
-    this.checkAllowed(secrets);
+    const secrets = parseEndpointSecrets(
+      {
+        queuePrimaryConnectionString: body.queuePrimaryConnectionString,
+        queueSecondaryConnectionString: body.queueSecondaryConnectionString,
+        ...(body.deadLetterStorageSecret !== undefined && {
+          deadLetterStorageSecret: body.deadLetterStorageSecret,
+        }),
+      },
+      this.allowList,
+    );
     const now = new Date().toISOString();
-    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) =>
+    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing, address) =>
       this.sealed(
         existing ?? {
-          id: nameKey(path.endpointName),
-          instanceKey: instanceKey(path),
+          id: address.id,
+          instanceKey: address.partitionKey,
           name: path.endpointName,
           twinsInstanceId: twinsInstanceId(path),
           createdAt: now,
@@ -146,7 +143,7 @@ export class EndpointService
         now,
       ),
     );
-    return { versioned: this.toResource(document), created };
+    return { versioned: this.toResource(document, maskedSecrets(secrets)), created };
   }
 
   async patch(
@@ -155,6 +152,8 @@ export class EndpointService
     preconditions: Preconditions,
   ): Promise<Versioned<QueueEndpoint>> {
     this.checkEchoedFields(path, body);
+    // What the response shows: the masks of the secrets the written document was sealed from.
+    let shown: MaskedSecrets | undefined;
     const document = await this.writer.patch(
       addressOf(path),
       preconditions,
@@ -171,13 +170,13 @@ export class EndpointService
             ? current.deadLetterStorageSecret
             : body.deadLetterStorageSecret;
         if (deadLetter !== null && deadLetter !== undefined) merged.deadLetterStorageSecret = deadLetter;
-        checkSameTopic(merged);
-        this.checkAllowed(merged);
-        return this.sealed(existing, merged, new Date().toISOString());
+        const secrets = parseEndpointSecrets(merged, this.allowList);
+        shown = maskedSecrets(secrets);
+        return this.sealed(existing, secrets, new Date().toISOString());
       },
       () => notFound(path),
     );
-    return this.toResource(document);
+    return this.toResource(document, shown ?? maskedStoredSecrets(this.openSecrets(document)));
   }
 
   delete(path: EndpointPath, preconditions: Preconditions): Promise<boolean> {
@@ -186,7 +185,7 @@ export class EndpointService
 
   private sealed(
     base: Pick<EndpointDocument, "id" | "instanceKey" | "name" | "twinsInstanceId" | "createdAt">,
-    secrets: EndpointSecrets,
+    secrets: ParsedEndpointSecrets,
     now: string,
   ): EndpointDocument {
     return {
@@ -194,8 +193,8 @@ export class EndpointService
       instanceKey: base.instanceKey,
       name: base.name,
       twinsInstanceId: base.twinsInstanceId,
-      topic: topicOf(secrets.queuePrimaryConnectionString),
-      secrets: this.secretBox.seal(JSON.stringify(secrets), sealingContext(base)),
+      topic: secrets.queuePrimaryConnectionString.parts.entityPath,
+      secrets: this.secretBox.seal(JSON.stringify(secretTexts(secrets)), sealingContext(base)),
       createdAt: base.createdAt,
       updatedAt: now,
     };
@@ -207,17 +206,16 @@ export class EndpointService
     );
   }
 
-  private toResource(document: Stored<EndpointDocument>): Versioned<QueueEndpoint> {
-    const secrets = this.openSecrets(document);
+  private toResource(document: Stored<EndpointDocument>, masked: MaskedSecrets): Versioned<QueueEndpoint> {
     return {
       resource: {
-        id: resourceId(document.twinsInstanceId, document.name),
+        id: endpointId(document.twinsInstanceId, document.name),
         name: document.name,
         twinsInstanceId: document.twinsInstanceId,
-        queuePrimaryConnectionString: maskConnectionString(secrets.queuePrimaryConnectionString),
-        queueSecondaryConnectionString: maskConnectionString(secrets.queueSecondaryConnectionString),
-        ...(secrets.deadLetterStorageSecret !== undefined && {
-          deadLetterStorageSecret: maskDeadLetterSecret(secrets.deadLetterStorageSecret),
+        queuePrimaryConnectionString: masked.queuePrimaryConnectionString,
+        queueSecondaryConnectionString: masked.queueSecondaryConnectionString,
+        ...(masked.deadLetterStorageSecret !== undefined && {
+          deadLetterStorageSecret: masked.deadLetterStorageSecret,
         }),
       },
       etag: document._etag,
@@ -227,10 +225,10 @@ export class EndpointService
   /** One document this deployment cannot open must not hide the others: it is listed fully masked. */
   private toListItem(document: Stored<EndpointDocument>): QueueEndpoint {
     try {
-      return this.toResource(document).resource;
+      return this.toResource(document, maskedStoredSecrets(this.openSecrets(document))).resource;
     } catch (error) {
       if (!(error instanceof SecretsUnreadable)) throw error;
-      const id = resourceId(document.twinsInstanceId, document.name);
+      const id = endpointId(document.twinsInstanceId, document.name);
       this.warn(`endpoint ${id} is listed with its secrets masked: SecretsUnreadable: ${error.message}`);
       return {
         id,
@@ -246,10 +244,21 @@ export class EndpointService
    * Delivery re-checks the allow-list: a document stored before it (or under a wider one) must
    * not make the service send where it no longer may. The sender pool refuses such connection
    * strings; a refused dead-letter URL is left out, so what cannot be delivered is poisoned.
+   * Secrets this deployment cannot open hold up that endpoint alone: it comes without them.
    */
   private forDelivery(document: Stored<EndpointDocument>): DeliveryEndpoint {
-    const id = resourceId(document.twinsInstanceId, document.name);
-    const { deadLetterStorageSecret, ...connections } = this.openSecrets(document);
+    const id = endpointId(document.twinsInstanceId, document.name);
+    let opened: EndpointSecrets;
+    try {
+      opened = this.openSecrets(document);
+    } catch (error) {
+      if (!(error instanceof SecretsUnreadable)) throw error;
+      this.warn(
+        `endpoint ${id}: its secrets cannot be opened (SecretsUnreadable: ${error.message}); events for it fail, and go to the poison queue once their retries run out`,
+      );
+      return { id, name: document.name, topic: document.topic, secretsUnreadable: error.message };
+    }
+    const { deadLetterStorageSecret, ...connections } = opened;
     const deadLetterAdmitted =
       deadLetterStorageSecret !== undefined &&
       deadLetterSecretProblems(deadLetterStorageSecret, this.allowList).length === 0;
@@ -264,11 +273,6 @@ export class EndpointService
       topic: document.topic,
       secrets: deadLetterAdmitted ? { ...connections, deadLetterStorageSecret } : connections,
     };
-  }
-
-  private checkAllowed(secrets: EndpointSecrets): void {
-    const details = endpointSecretsProblems(secrets, this.allowList);
-    if (details.length > 0) throw invalidRequest(details);
   }
 
   private instanceQuery(path: InstancePath, select: string) {
@@ -306,25 +310,9 @@ export class EndpointService
         "name",
       );
     }
-    if (body.id !== undefined && !sameName(body.id, resourceId(twinsInstanceId(path), path.endpointName))) {
+    if (body.id !== undefined && !sameName(body.id, endpointId(twinsInstanceId(path), path.endpointName))) {
       throw new InvalidRequestContent("id is read-only: send it only with its current value.", "id");
     }
-  }
-}
-
-function checkSameTopic(secrets: EndpointSecrets): void {
-  if (topicOf(secrets.queuePrimaryConnectionString) !== topicOf(secrets.queueSecondaryConnectionString)) {
-    throw new InvalidRequestContent(
-      "queueSecondaryConnectionString must name the same topic (EntityPath) as queuePrimaryConnectionString.",
-      "queueSecondaryConnectionString",
-      [
-        {
-          code: "TopicMismatch",
-          message: "The EntityPath of the two connection strings differs.",
-          target: "queueSecondaryConnectionString",
-        },
-      ],
-    );
   }
 }
 

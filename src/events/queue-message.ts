@@ -2,29 +2,22 @@ import { z } from "zod";
 import { type CloudEvent, cloudEventSchema } from "./cloud-event";
 
 /**
- * What travels on the `twin-events` queue (JSON, base64-encoded as the Functions queue trigger
- * expects). Producers may write the first form directly; the service adds the second for retries.
+ * What producers put on the `twin-events` queue (JSON, base64-encoded as the Functions queue
+ * trigger expects): ingest writes it, and so may anyone with access to the queue.
  *
  *   {"twinsInstanceId": "/subscriptions/…/digitalTwinsInstances/<name>", "events": [<CloudEvent>, …]}
  *
- * A retry message names the one endpoint still owed the events and how far its delivery got.
+ * Delivery reads it, and adds its own retry state to the retry messages it schedules
+ * (delivery/delivery-message.ts).
  */
-export const retryStateSchema = z.object({
-  endpointName: z.string().min(1),
-  attempt: z.number().int().positive(),
-  lastError: z.string(),
-});
-
 export const twinEventsMessageSchema = z.object({
   twinsInstanceId: z.string().min(1),
   events: z.array(cloudEventSchema).min(1),
   /** When the events were ingested: the delivery TTL counts from here. Producers may omit it. */
   receivedAt: z.iso.datetime({ offset: true }).optional(),
-  retry: retryStateSchema.optional(),
 });
 
 export type TwinEventsMessage = z.infer<typeof twinEventsMessageSchema>;
-export type RetryState = z.infer<typeof retryStateSchema>;
 
 /** A storage queue message is at most 64 KiB of text; base64 makes 3 bytes into 4. */
 export const MAX_QUEUE_MESSAGE_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
 import type { HttpRequest } from "@azure/functions";
-import { InvalidApiVersion } from "../shared/errors";
+import { InvalidApiVersion } from "../common/errors";
 
 /**
  * `api-version` is optional; when given it must be one the resource type supports.

@@ -1,6 +1,6 @@
 import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
-import { DomainError, type ErrorDetail, ServiceUnavailable, TooManyRequests } from "../shared/errors";
+import { DomainError, type ErrorDetail, ServiceUnavailable, TooManyRequests } from "../common/errors";
 
 export interface ArmErrorBody {
   error: { code: string; message: string; target?: string; details?: ErrorDetail[] };

@@ -1,4 +1,4 @@
-import { InvalidRequestContent } from "../shared/errors";
+import { InvalidRequestContent } from "../common/errors";
 
 function snakeToCamel(name: string): string {
   return name.replace(/_+([A-Za-z0-9])/g, (_match, letter: string) => letter.toUpperCase());

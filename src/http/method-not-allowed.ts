@@ -1,5 +1,5 @@
 import type { HttpMethod, HttpResponseInit } from "@azure/functions";
-import { MethodNotAllowed } from "../shared/errors";
+import { MethodNotAllowed } from "../common/errors";
 import { armErrorBody } from "./errors";
 import type { RouteDefinition, RouteHandler } from "./route";
 

@@ -160,7 +160,12 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
       description:
         "AuthenticationProfile and QueueEndpoint resources, twin event ingest, and the ClusterAssessment lookup. " +
         "A resource's URL path is its id. Field names are camelCase; their snake_case spellings are accepted too. " +
-        "A method a path does not list here answers 405 MethodNotAllowed, with an Allow header naming the methods it takes.",
+        "A method a path does not list here answers 405 MethodNotAllowed, with an Allow header naming the methods it takes. " +
+        "JSON with a repeated member name (after unescaping) is refused with 400, in a body and in JSON carried in a string. " +
+        "Endpoint connection strings hold exactly Endpoint, SharedAccessKeyName, SharedAccessKey and EntityPath, and point " +
+        "at an Azure Service Bus host; dead-letter URLs are https to an Azure blob host with a SAS query and no user " +
+        "information; IP literals are refused. Secrets never come back: SharedAccessKey and the SAS query are masked as ***. " +
+        "Count quotas are exact under concurrent requests; a PUT without preconditions replaces whatever is current.",
     },
     ...(serverUrl && { servers: [{ url: serverUrl }] }),
     tags: [...new Set(routes.map((route) => route.doc.tag))].map((name) => ({ name })),

@@ -1,7 +1,7 @@
 import type { HttpRequest } from "@azure/functions";
+import { InvalidRequestContent } from "../common/errors";
+import { InvalidContinuationToken, type Page, type PageRequest } from "../common/page";
 import type { AppConfig } from "../config";
-import { InvalidRequestContent } from "../shared/errors";
-import { InvalidContinuationToken, type Page, type PageRequest } from "../shared/page";
 import { publicRequestUrl } from "./public-url";
 
 export const DEFAULT_PAGE_SIZE = 100;

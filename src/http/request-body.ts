@@ -1,6 +1,6 @@
 import type { HttpRequest } from "@azure/functions";
-import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../shared/errors";
-import { describePointer, type JsonRefusal, parseStrictJson } from "../shared/strict-json";
+import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../common/errors";
+import { describePointer, type JsonRefusal, parseStrictJson } from "../common/strict-json";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -1,5 +1,5 @@
 import type { HttpResponseInit } from "@azure/functions";
-import { formatEtag } from "./conditional";
+import { formatEtag } from "../common/preconditions";
 
 export function jsonResponse(status: number, body: unknown, etag?: string): HttpResponseInit {
   return {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ErrorDetail, InvalidRequestContent } from "../shared/errors";
+import { type ErrorDetail, invalidRequest } from "../common/errors";
 
 function detailCode(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
@@ -47,27 +47,6 @@ function toDetails(issue: z.core.$ZodIssue, input: unknown): ErrorDetail[] {
       ? `The field '${target}' is required.`
       : `The field '${target}' is invalid: ${issue.message}.`;
   return [{ code: detailCode(issue), message, target }];
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
-/**
- * The 400 for a list of problems: one problem speaks for itself; several are summed up by the
- * fields they concern, with the problems counted apart when a field has more than one.
- */
-export function invalidRequest(details: ErrorDetail[]): InvalidRequestContent {
-  const first = details[0];
-  if (details.length === 1 && first) return new InvalidRequestContent(first.message, first.target, details);
-  const fields = [...new Set(details.map((detail) => detail.target))];
-  const problems =
-    details.length > fields.length ? ` (${details.length} problems, each listed in details)` : "";
-  return new InvalidRequestContent(
-    `The request has ${plural(fields.length, "invalid field")}: ${fields.join(", ")}${problems}.`,
-    first?.target,
-    details,
-  );
 }
 
 /** Parses with a zod schema or throws a 400 listing every failing field. */

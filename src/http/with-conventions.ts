@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { describeError } from "../common/describe-error";
+import { redactSecrets } from "../common/redact";
 import type { Services } from "../services";
-import { describeError } from "../shared/describe-error";
-import { redactSecrets } from "../shared/redact";
 import { errorResponse } from "./errors";
 import type { RouteHandler } from "./route";
 

@@ -1,4 +1,4 @@
-import { describePointer, parseStrictJson } from "../shared/strict-json";
+import { describePointer, parseStrictJson } from "../common/strict-json";
 
 /**
  * Keys that would put a credential into a profile; a profile names how to authenticate, it must

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { contentProblem } from "./profile-content";
 
-export const PROFILE_API_VERSIONS = ["2026-11-01"] as const;
-
 export const profileNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9-]{1,63}$/, "must be 1 to 63 letters, digits or hyphens");

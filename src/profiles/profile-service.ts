@@ -1,10 +1,10 @@
 import type { Container } from "@azure/cosmos";
-import type { ResourceService } from "../http/resource-routes";
-import { InvalidRequestContent, QuotaExceeded, ResourceNotFound } from "../shared/errors";
-import { nameKey, sameName } from "../shared/name-key";
-import type { Page, PageRequest } from "../shared/page";
-import type { Preconditions } from "../shared/preconditions";
-import type { Versioned } from "../shared/versioned";
+import { InvalidRequestContent, QuotaExceeded, ResourceNotFound } from "../common/errors";
+import { nameKey, sameName } from "../common/name-key";
+import { mapPage, type Page, type PageRequest } from "../common/page";
+import type { Preconditions } from "../common/preconditions";
+import type { ResourceService } from "../common/resource-service";
+import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import { LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
@@ -93,10 +93,7 @@ export class ProfileService
       },
       page,
     );
-    return {
-      items: result.items.map((document) => toResource(document).resource),
-      continuation: result.continuation,
-    };
+    return mapPage(result, (document) => toResource(document).resource);
   }
 
   /** Creates or replaces the profile; `created` tells which. */
@@ -109,17 +106,20 @@ export class ProfileService
     this.checkEchoedFields(name, body);
     this.checkContentQuota(body.authenticationProfileContent);
     const now = new Date().toISOString();
-    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing) =>
-      existing
-        ? { ...existing, authenticationProfileContent: body.authenticationProfileContent, updatedAt: now }
-        : {
-            id: nameKey(name),
-            scope: ACCOUNT_SCOPE,
-            authenticationProfileName: name,
-            authenticationProfileContent: body.authenticationProfileContent,
-            createdAt: now,
-            updatedAt: now,
-          },
+    const { document, created } = await this.writer.put(
+      addressOf(path),
+      preconditions,
+      (existing, address) =>
+        existing
+          ? { ...existing, authenticationProfileContent: body.authenticationProfileContent, updatedAt: now }
+          : {
+              id: address.id,
+              scope: ACCOUNT_SCOPE,
+              authenticationProfileName: name,
+              authenticationProfileContent: body.authenticationProfileContent,
+              createdAt: now,
+              updatedAt: now,
+            },
     );
     return { versioned: toResource(document), created };
   }
@@ -168,7 +168,7 @@ export class ProfileService
     const bytes = utf8Length(content);
     if (bytes > this.limits.maxContentBytes) {
       throw new QuotaExceeded(
-        `authenticationProfileContent is ${bytes} bytes; the account quota is ${this.limits.maxContentBytes} bytes.`,
+        `authenticationProfileContent is ${bytes} bytes; the quota is ${this.limits.maxContentBytes} bytes: shorten the content, or raise AUTH_PROFILE_CONTENT_MAX_BYTES.`,
         "authenticationProfileContent",
       );
     }

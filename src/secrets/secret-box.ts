@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { DomainError } from "../shared/errors";
+import { DomainError } from "../common/errors";
 
 /**
  * Secrets at rest: AES-256-GCM under the service's key. Each sealed box names the key it was

@@ -1,5 +1,5 @@
-import { PreconditionFailed, ServiceUnavailable } from "../shared/errors";
-import { checkPreconditions, hasPreconditions, type Preconditions } from "../shared/preconditions";
+import { PreconditionFailed, ServiceUnavailable } from "../common/errors";
+import { checkPreconditions, hasPreconditions, type Preconditions } from "../common/preconditions";
 import { Conflict } from "./cosmos-errors";
 import type { DeleteOutcome, DocumentStore, Stored } from "./document-store";
 import type { QuotaLedger, QuotaScope } from "./quota-ledger";
@@ -35,18 +35,27 @@ function pause(attempt: number): Promise<void> {
  * conditional replaces whatever is current (the last write wins), and a PATCH is retried on the
  * new version. Where a resource has a count quota, its creates and deletes go through the ledger.
  */
+/** What the writer needs of a store (DocumentStore; a fake in unit tests). */
+export type WriterStore<T extends { id: string }> = Pick<
+  DocumentStore<T>,
+  "read" | "create" | "replace" | "delete"
+>;
+
 export class ConditionalWriter<T extends { id: string }> {
   constructor(
-    private readonly documents: DocumentStore<T>,
+    private readonly documents: WriterStore<T>,
     private readonly describe: string,
     private readonly quota?: CountQuota<T>,
   ) {}
 
-  /** Creates or replaces; `build` gets the current version (if any) and returns the new body. */
+  /**
+   * Creates or replaces; `build` gets the current version (if any) and the address the new body
+   * must carry (its id and partition key), and returns the new body.
+   */
   async put(
     address: DocumentAddress,
     preconditions: Preconditions,
-    build: (existing: Stored<T> | undefined) => T,
+    build: (existing: Stored<T> | undefined, address: DocumentAddress) => T,
   ): Promise<{ document: Stored<T>; created: boolean }> {
     const conditional = hasPreconditions(preconditions);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
@@ -55,7 +64,7 @@ export class ConditionalWriter<T extends { id: string }> {
       checkPreconditions(preconditions, existing?._etag);
       if (existing) {
         const replaced = await this.replaceUnlessRaced(
-          build(existing),
+          build(existing, address),
           conditional ? existing._etag : undefined,
           conditional,
         );
@@ -63,7 +72,7 @@ export class ConditionalWriter<T extends { id: string }> {
         continue;
       }
       try {
-        return { document: await this.create(address, build(undefined)), created: true };
+        return { document: await this.create(address, build(undefined, address)), created: true };
       } catch (error) {
         // Someone created it first: go round again and treat it as a replace (or a 412).
         if (!(error instanceof Conflict)) throw error;

@@ -1,4 +1,4 @@
-import { DomainError, PreconditionFailed, ServiceUnavailable, TooManyRequests } from "../shared/errors";
+import { DomainError, PreconditionFailed, ServiceUnavailable, TooManyRequests } from "../common/errors";
 
 /** Raised by the store when a create finds the id taken; services decide what it means. */
 export class Conflict extends DomainError {

@@ -1,6 +1,6 @@
 import type { Container, OperationInput, SqlQuerySpec } from "@azure/cosmos";
-import { PreconditionFailed, ServiceUnavailable } from "../shared/errors";
-import { InvalidContinuationToken, type Page, type PageRequest } from "../shared/page";
+import { PreconditionFailed, ServiceUnavailable } from "../common/errors";
+import { InvalidContinuationToken, type Page, type PageRequest } from "../common/page";
 import { isNotFound, translateCosmosError } from "./cosmos-errors";
 
 /** What a conditional delete found. */
@@ -40,9 +40,14 @@ export class DocumentStore<T extends { id: string }> {
   ) {}
 
   async read(id: string, partitionKey: string): Promise<Stored<T> | undefined> {
+    return this.readOther<T>(id, partitionKey);
+  }
+
+  /** Reads a document of another shape kept in the same container (such as a quota ledger). */
+  async readOther<R>(id: string, partitionKey: string): Promise<Stored<R> | undefined> {
     try {
       const { resource } = await this.container.item(id, partitionKey).read();
-      return resource ? withoutSystemProperties<T>(resource) : undefined;
+      return resource ? withoutSystemProperties<R>(resource) : undefined;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw translateCosmosError(error);

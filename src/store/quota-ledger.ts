@@ -1,7 +1,8 @@
 import type { OperationInput } from "@azure/cosmos";
-import { QuotaExceeded, ServiceUnavailable } from "../shared/errors";
+import { QuotaExceeded, ServiceUnavailable } from "../common/errors";
 import { Conflict } from "./cosmos-errors";
-import { type DeleteOutcome, DocumentStore, type Stored, withoutSystemProperties } from "./document-store";
+import type { DeleteOutcome, DocumentStore, Stored } from "./document-store";
+import { withoutSystemProperties } from "./document-store";
 
 /**
  * A count quota that is exact under any interleaving of writes, on any number of hosts.
@@ -52,18 +53,18 @@ function pause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export class QuotaLedger<T extends { id: string }> {
-  private readonly ledgers: DocumentStore<LedgerDocument>;
+/** What the ledger needs of the resources' store (DocumentStore; a fake in unit tests). */
+export type LedgerStore<T extends { id: string }> = Pick<
+  DocumentStore<T>,
+  "readOther" | "batch" | "queryAll"
+>;
 
+export class QuotaLedger<T extends { id: string }> {
   /** `partitionKeyField`: the property of the container's partition key, e.g. "instanceKey". */
   constructor(
-    private readonly documents: DocumentStore<T>,
+    private readonly documents: LedgerStore<T>,
     private readonly partitionKeyField: string,
-  ) {
-    this.ledgers = new DocumentStore<LedgerDocument>(documents.container, (doc) =>
-      String(doc[partitionKeyField]),
-    );
-  }
+  ) {}
 
   /** Creates `document` and counts it, or throws QuotaExceeded; Conflict when its id is taken. */
   async create(document: T, scope: QuotaScope): Promise<Stored<T>> {
@@ -107,11 +108,11 @@ export class QuotaLedger<T extends { id: string }> {
 
   /** The ids the scope's ledger counts, for checks; undefined before the first counted write. */
   async members(scope: QuotaScope): Promise<string[] | undefined> {
-    return (await this.ledgers.read(LEDGER_ID, scope.partitionKey))?.members;
+    return (await this.documents.readOther<LedgerDocument>(LEDGER_ID, scope.partitionKey))?.members;
   }
 
   private async read(scope: QuotaScope): Promise<Ledger> {
-    const ledger = await this.ledgers.read(LEDGER_ID, scope.partitionKey);
+    const ledger = await this.documents.readOther<LedgerDocument>(LEDGER_ID, scope.partitionKey);
     if (ledger) return { members: new Set(ledger.members), etag: ledger._etag };
     // Resources stored before the scope had a ledger count too.
     const existing = await this.documents.queryAll<string>({

@@ -1,4 +1,4 @@
-import { ServiceUnavailable } from "../shared/errors";
+import { ServiceUnavailable } from "../common/errors";
 
 /**
  * Storage SDK failures that mean "the account cannot be reached or is struggling" become a 503

@@ -2,7 +2,7 @@ import { ServiceError, type TwinServiceClient } from "../../client";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 import { ASSESSMENT_INPUT, clientFor, collect, rejection, SUBSCRIPTION_ID } from "./fixtures";
 
-// ClusterAssessment lookups, and the master-key write path (CONTRACT section 5).
+// ClusterAssessment lookups, and the master-key write path (docs/api.md).
 const PROJECT = { resourceGroupName: "rg-migrate-prod", projectName: "contoso-dc1" };
 const REF = { ...PROJECT, assessmentName: "web-tier-aks" };
 

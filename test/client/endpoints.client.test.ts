@@ -12,7 +12,7 @@ import {
   SECRETS,
 } from "./fixtures";
 
-// The client's QueueEndpoint calls against the local stack (CONTRACT section 3).
+// The client's QueueEndpoint calls against the local stack (docs/api.md).
 const INSTANCE = instanceId("Factory-1");
 const MASKED_PRIMARY = connectionString("***");
 

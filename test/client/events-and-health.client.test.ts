@@ -2,7 +2,7 @@ import { ServiceError, TwinServiceClient } from "../../client";
 import { startTestHost, type TestHost } from "../support/test-host";
 import { clientFor, instanceId, rejection } from "./fixtures";
 
-// Event ingest (CONTRACT section 4) and readiness through the client.
+// Event ingest (docs/api.md) and readiness through the client.
 let host: TestHost;
 beforeAll(async () => {
   host = await startTestHost();

@@ -2,7 +2,7 @@ import { ServiceError, TwinServiceClient } from "../../client";
 import { startTestHost, type TestHost } from "../support/test-host";
 import { clientFor, collect, rejection, SAMPLE_PROFILE_CONTENT } from "./fixtures";
 
-// The client's AuthenticationProfile calls against the local stack (CONTRACT section 2).
+// The client's AuthenticationProfile calls against the local stack (docs/api.md).
 let host: TestHost;
 let client: TwinServiceClient;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { describeSent, type Exchange } from "./wire";
 
 const pascalCase = z.string().regex(/^[A-Z][A-Za-z0-9]*$/, "PascalCase");
 
-/** CONTRACT section 1: the error body, and nothing else in it. */
+/** docs/api.md: the error body, and nothing else in it. */
 export const errorBodySchema = z.strictObject({
   error: z.strictObject({
     code: pascalCase,
@@ -19,7 +19,7 @@ export const errorBodySchema = z.strictObject({
   }),
 });
 
-/** CONTRACT section 1's table: the codes each error status may carry. */
+/** docs/api.md's table: the codes each error status may carry. */
 const CODES_BY_STATUS: Record<number, readonly string[]> = {
   400: ["InvalidRequestContent", "InvalidApiVersionParameter"],
   401: ["Unauthorized"],

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { z } from "zod";
 import { assessmentPutSchema } from "../../src/assessments/assessment-schema";
-import { routes } from "../../src/http/routes";
+import { routes } from "../../src/triggers/routes";
 import { regexArbitrary, stripLookarounds, zodArbitrary } from "./zod-arbitrary";
 
 // The generator the fuzzing stands on: what it derives from a schema, the schema must (mostly) accept.

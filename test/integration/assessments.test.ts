@@ -1,10 +1,10 @@
 import { SAMPLE_ASSESSMENTS } from "../../dev/seed/sample-assessments";
 import { seedAssessments } from "../../dev/seed/seed-assessments";
-import { ASSESSMENT_API_VERSIONS } from "../../src/assessments/assessment-schema";
+import { ASSESSMENT_API_VERSIONS } from "../../src/common/api-versions";
 import { expectArmError } from "../support/arm";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 
-// ClusterAssessment lookup (CONTRACT section 5): read with the function key, written by the
+// ClusterAssessment lookup (docs/api.md): read with the function key, written by the
 // producing system with the master key.
 const PROJECT =
   "/subscriptions/0a1b2c3d-0000-4000-8000-000000000005/resourceGroups/Migrate-RG/providers/Microsoft.Migrate/assessmentProjects/Contoso-Project";

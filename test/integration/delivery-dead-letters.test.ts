@@ -13,7 +13,7 @@ import {
 } from "../support/delivery-kit";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-// Dead letters and what delivery logs about them (CONTRACT section 4), over the wire: events for an
+// Dead letters and what delivery logs about them (docs/api.md), over the wire: events for an
 // endpoint whose broker port is closed are retried, then written to a container in Azurite.
 let host: TestHost;
 // Three attempts a second apart, then the writes: allow for a slow, shared machine.

@@ -17,7 +17,7 @@ import {
 import { sharedStandIns } from "../support/stand-ins-env";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-// Twin event delivery (CONTRACT section 4), over the wire: ingest over HTTP, the storage queue in
+// Twin event delivery (docs/api.md), over the wire: ingest over HTTP, the storage queue in
 // Azurite, the local queue trigger, real SDK subscribers on the Service Bus stand-in, blobs in Azurite.
 let serviceBus: RunningServiceBus;
 let host: TestHost;

@@ -1,13 +1,22 @@
 import { randomBytes } from "node:crypto";
 import * as net from "node:net";
+import { startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
 import { deliverToEndpoint } from "../../src/delivery/endpoint-delivery";
 import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
 import type { CloudEvent } from "../../src/events/cloud-event";
 import { CONTAINERS } from "../../src/store/containers";
 import { expectArmError } from "../support/arm";
+import {
+  createEndpoint,
+  ingest,
+  poisonRecords,
+  Subscriber,
+  cloudEvent as twinEvent,
+  waitUntil,
+} from "../support/delivery-kit";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-// Secrets kept secret (CONTRACT section 3): never logged, sealed under a rotatable key, and a
+// Secrets kept secret (docs/api.md): never logged, sealed under a rotatable key, and a
 // deployment with the wrong key fails clearly. Also the per-instance quota and delivery lookup.
 const INSTANCE =
   "/subscriptions/00000000-0000-0000-0000-000000000002/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/plant";
@@ -75,6 +84,7 @@ describe("the encryption key", () => {
 
   it("a deployment with another key answers 500 SecretsUnreadable naming the cause on GET, and lists it masked", async () => {
     const host = await startTestHost({ SECRETS_ENCRYPTION_KEY: otherKey }, databaseId);
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
     try {
       const error = await expectArmError(
         await host.request(`${INSTANCE}/endpoints/sealed`),
@@ -87,7 +97,11 @@ describe("the encryption key", () => {
       const listed = await host.request(`${INSTANCE}/endpoints`);
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as { value: unknown[] }).value).toEqual([masked("sealed")]);
+      expect(warn.mock.calls.join("\n")).toContain(
+        `${INSTANCE}/endpoints/sealed is listed with its secrets masked`,
+      );
     } finally {
+      warn.mockRestore();
       await host.stop();
     }
   });
@@ -143,30 +157,35 @@ describe("the per-instance quota", () => {
     expect(endpoints).toHaveLength(6);
     for (const endpoint of endpoints) {
       expect(endpoint.topic).toBe("topic");
-      expect(endpoint.secrets.queuePrimaryConnectionString).toBe(body.queuePrimaryConnectionString);
-      expect(endpoint.secrets.deadLetterStorageSecret).toBe(body.deadLetterStorageSecret);
+      expect(endpoint.secrets?.queuePrimaryConnectionString).toBe(body.queuePrimaryConnectionString);
+      expect(endpoint.secrets?.deadLetterStorageSecret).toBe(body.deadLetterStorageSecret);
       expect(endpoint.id).toBe(`${INSTANCE}/endpoints/${endpoint.name}`);
     }
   });
 });
 
 describe("an endpoint whose secrets cannot be opened", () => {
+  /** Flips the first byte of the endpoint's ciphertext: the GCM tag no longer matches. Returns the document. */
+  async function breakSecrets(host: TestHost, instance: string, name: string) {
+    const container = host.services.database.container(CONTAINERS.queueEndpoints.id);
+    const partitionKey = instance.toLowerCase();
+    const { resource } = await container.item(name, partitionKey).read();
+    const ciphertext = Buffer.from(resource.secrets.ciphertext, "base64");
+    ciphertext[0] = (ciphertext[0] ?? 0) ^ 0xff;
+    await container.item(name, partitionKey).replace({
+      ...resource,
+      secrets: { ...resource.secrets, ciphertext: ciphertext.toString("base64") },
+    });
+    return resource;
+  }
+
   it("is listed with its secrets masked, the others as usual, and a warning names it (never a secret)", async () => {
     const host = await startTestHost();
     const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
     try {
       for (const name of ["first", "broken", "third"])
         expect((await put(host, `${INSTANCE}/endpoints/${name}`)).status).toBe(201);
-      const container = host.services.database.container(CONTAINERS.queueEndpoints.id);
-      const partitionKey = INSTANCE.toLowerCase();
-      const { resource } = await container.item("broken", partitionKey).read();
-      // Flip the first byte of the ciphertext: the GCM tag no longer matches.
-      const ciphertext = Buffer.from(resource.secrets.ciphertext, "base64");
-      ciphertext[0] = (ciphertext[0] ?? 0) ^ 0xff;
-      await container.item("broken", partitionKey).replace({
-        ...resource,
-        secrets: { ...resource.secrets, ciphertext: ciphertext.toString("base64") },
-      });
+      const resource = await breakSecrets(host, INSTANCE, "broken");
 
       const listed = await host.request(`${INSTANCE}/endpoints`);
       expect(listed.status).toBe(200);
@@ -186,6 +205,59 @@ describe("an endpoint whose secrets cannot be opened", () => {
     } finally {
       warn.mockRestore();
       await host.stop();
+    }
+  });
+
+  it("holds up delivery to itself alone: the instance's other endpoint gets the event, its own end poisoned", async () => {
+    const serviceBus = await startServiceBusStandIn({ port: 0 });
+    // One attempt: a failed delivery goes straight to dead-lettering, which is impossible here.
+    const host = await startTestHost({ DELIVERY_MAX_ATTEMPTS: "1", ENDPOINT_CACHE_SECONDS: "0" }, undefined, {
+      queueTriggers: {},
+    });
+    // Both endpoints name the same topic: were the broken one delivered to, the event would arrive twice.
+    const subscriber = new Subscriber(serviceBus, "shared-topic");
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      const instance = INSTANCE.replace("plant", "sealed-plant");
+      const connection = serviceBus.connectionString("shared-topic");
+      for (const name of ["broken", "working"])
+        await createEndpoint(host, instance, name, { primary: connection, secondary: connection });
+      await breakSecrets(host, instance, "broken");
+
+      await ingest(host, instance, [twinEvent("sealed-1")]);
+      let poisoned: Record<string, unknown>[] = [];
+      await waitUntil(
+        async () => {
+          poisoned = await poisonRecords(host);
+          return poisoned.length > 0 && subscriber.received.length > 0;
+        },
+        60_000,
+        "the event delivered to one endpoint and poisoned for the other",
+      );
+      expect(subscriber.ids()).toEqual(["sealed-1"]);
+      expect(poisoned).toEqual([
+        expect.objectContaining({
+          reason: "SecretsUnreadable",
+          endpointName: "broken",
+          twinsInstanceId: instance,
+          attempts: 1,
+          detail: expect.stringMatching(/secrets cannot be opened: Stored secrets failed authentication/),
+          events: [expect.objectContaining({ id: "sealed-1" })],
+        }),
+      ]);
+      const logged = host.logs.map((entry) => entry.message).join("\n");
+      expect(logged).toMatch(
+        /twin event poisoned: .*endpoint="broken" event="sealed-1" reason="SecretsUnreadable"/,
+      );
+      expect(logged).toContain("twin events: delivered=1 retried=0 deadLettered=0 poisoned=1 discarded=0");
+      expect(warn.mock.calls.map((call) => call.join(" ")).join("\n")).toContain(
+        `${instance}/endpoints/broken: its secrets cannot be opened`,
+      );
+    } finally {
+      warn.mockRestore();
+      await subscriber.close();
+      await host.stop();
+      await serviceBus.close();
     }
   });
 });
@@ -234,7 +306,7 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
       expect(created.status).toBe(201);
       // Where loopback is allowed, delivery does reach the listener (so the count below can fail).
       const reachable = await onlyEndpoint(loopbackHost);
-      expect(reachable.secrets.deadLetterStorageSecret).toBeDefined();
+      expect(reachable.secrets?.deadLetterStorageSecret).toBeDefined();
       const attempt = await deliverToEndpoint(loopbackHost.services.senders, reachable, [cloudEvent("e0")]);
       expect(attempt.failed).toHaveLength(1);
       expect(connections).toBeGreaterThan(0);
@@ -244,10 +316,13 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
 
     connections = 0;
     const azureHost = await startTestHost({ ALLOW_LOOPBACK_ENDPOINTS: "false" }, databaseId);
+    // Reading the endpoint warns that its dead-letter URL is not admitted (checked below).
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
     try {
       expect((await azureHost.request(`${INSTANCE}/endpoints/local`)).status).toBe(200);
       const endpoint = await onlyEndpoint(azureHost);
-      expect(endpoint.secrets.deadLetterStorageSecret).toBeUndefined();
+      expect(endpoint.secrets?.queuePrimaryConnectionString).toBe(local);
+      expect(endpoint.secrets?.deadLetterStorageSecret).toBeUndefined();
       const result = await deliverToEndpoint(azureHost.services.senders, endpoint, [cloudEvent("e1")]);
       expect(result.delivered).toEqual([]);
       expect(result.failed).toHaveLength(1);
@@ -264,7 +339,11 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
         "InvalidRequestContent",
         "queuePrimaryConnectionString",
       );
+      expect(warn.mock.calls.join("\n")).toContain(
+        "endpoints/local: its deadLetterStorageSecret points where STORAGE_HOST_SUFFIXES and ALLOW_LOOPBACK_ENDPOINTS do not admit",
+      );
     } finally {
+      warn.mockRestore();
       await azureHost.stop();
     }
   });

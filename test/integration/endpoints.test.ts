@@ -2,7 +2,7 @@ import { CONTAINERS } from "../../src/store/containers";
 import { expectArmError } from "../support/arm";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-// QueueEndpoint, CONTRACT section 3: every operation and every rule over HTTP.
+// QueueEndpoint, docs/api.md: every operation and every rule over HTTP.
 const INSTANCE =
   "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/Twins-RG/providers/Microsoft.DigitalTwins/digitalTwinsInstances/Factory-1";
 const PRIMARY_KEY = "cHJpbWFyeS1zZWNyZXQta2V5LXZhbHVl+/=";

@@ -5,7 +5,7 @@ import { closedPort } from "../support/closed-port";
 import { sharedStandIns } from "../support/stand-ins-env";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-// POST {twinsInstanceId}/events (CONTRACT section 4, ingest): validated, then durably queued.
+// POST {twinsInstanceId}/events (docs/api.md, ingest): validated, then durably queued.
 const INSTANCE =
   "/subscriptions/00000000-0000-0000-0000-000000000003/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/ingest-1";
 

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
 import { freePort } from "../../dev/ports";
@@ -8,6 +6,7 @@ import { localDeadLetterSasUrl } from "../../dev/stand-ins/dead-letter-sas";
 import { DEV_KEY, DEV_KEY_NAME } from "../../dev/stand-ins/service-bus";
 import { type BuiltProcess, startBuiltProcess } from "../support/built-process";
 import { cloudEvent, createEndpoint, ingest, twinsInstance, waitUntil } from "../support/delivery-kit";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 // Faults under delivery: the storage account (Azurite) restarted while events flow, and the
@@ -60,7 +59,7 @@ async function checkLoop(): Promise<void> {
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), "faults-azurite-"));
+  dataDir = tempDir("faults-azurite-");
   ports = { blob: await freePort(), queue: await freePort(), serviceBus: await freePort() };
   azurite = await startStorage();
   broker = await startBroker();
@@ -85,7 +84,7 @@ afterAll(async () => {
   await host?.stop();
   await broker?.stop();
   await azurite?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** Ingest with retries: while storage restarts, ingest answers 503 and a client tries again. */

@@ -2,7 +2,7 @@ import { expectArmError } from "../support/arm";
 import { closedPort } from "../support/closed-port";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 
-// The shared HTTP layer (CONTRACT section 1), exercised once through the profile routes.
+// The shared HTTP layer (docs/api.md), exercised once through the profile routes.
 let host: TestHost;
 beforeAll(async () => {
   host = await startTestHost();

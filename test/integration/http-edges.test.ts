@@ -3,7 +3,7 @@ import * as net from "node:net";
 import { expectArmError } from "../support/arm";
 import { FUNCTION_KEY, startTestHost, type TestHost } from "../support/test-host";
 
-// The edges of HTTP (issue 11, items 3 and 6; CONTRACT sections 0 "links" and 1): methods a path
+// The edges of HTTP (issue 11, items 3 and 6; docs/api.md): methods a path
 // does not take, request headers that must not steer links, and JSON that repeats a member name.
 let host: TestHost;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import Ajv2020 from "ajv/dist/2020";
-import { routes } from "../../src/http/routes";
+import { routes } from "../../src/triggers/routes";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 // GET /openapi.json: generated from the route table and its zod schemas, so it must describe every

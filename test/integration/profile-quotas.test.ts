@@ -3,7 +3,7 @@ import { LEDGER_ID } from "../../src/store/quota-ledger";
 import { expectArmError } from "../support/arm";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-// The two account quotas of CONTRACT section 2: content bytes and profile count.
+// The two account quotas of docs/api.md: content bytes and profile count.
 function putProfile(host: TestHost, name: string, content = "{}"): Promise<Response> {
   return host.request(`/authenticationProfiles/${name}`, {
     method: "PUT",
@@ -37,6 +37,7 @@ describe("the content size quota", () => {
       "authenticationProfileContent",
     );
     expect(error.message).toContain("64");
+    expect(error.message).toContain("AUTH_PROFILE_CONTENT_MAX_BYTES");
     const patch = await host.request("/authenticationProfiles/sized", {
       method: "PATCH",
       body: JSON.stringify({ authenticationProfileContent: tooBig }),

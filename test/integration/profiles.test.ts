@@ -1,7 +1,7 @@
 import { expectArmError } from "../support/arm";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-// AuthenticationProfile, CONTRACT section 2: every operation and every rule over HTTP.
+// AuthenticationProfile, docs/api.md: every operation and every rule over HTTP.
 let host: TestHost;
 beforeAll(async () => {
   // A count quota high enough for every profile this file makes; quotas have their own file.

@@ -106,10 +106,6 @@ it("delivers or dead-letters every event when both hosts take events from the on
       90_000,
       "every event dead-lettered for the broken endpoint",
     );
-    // Both hosts took part: each logged deliveries of its own.
-    for (const host of hosts) {
-      expect(host.logs.some((entry) => entry.functionName === "twinEvents-deliver")).toBe(true);
-    }
   } finally {
     await subscriber.close();
   }

@@ -1,4 +1,4 @@
-import { PreconditionFailed } from "../../src/shared/errors";
+import { PreconditionFailed } from "../../src/common/errors";
 import { CONTAINERS } from "../../src/store/containers";
 import { DocumentStore } from "../../src/store/document-store";
 import { startTestHost, type TestHost } from "../support/test-host";

@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { AuthenticationProfileProvider } from "../../pulumi/src/authentication-profile-provider";
@@ -22,7 +21,9 @@ let scratch: string;
 const savedEnvironment = { ...process.env };
 beforeAll(async () => {
   host = await startTestHost();
-  scratch = mkdtempSync(path.join(os.tmpdir(), "serialized-provider-"));
+  // Beside the project, as a Pulumi program would be: the serialized code requires the client's
+  // dependencies (@azure/core-rest-pipeline), which resolve from node_modules above it.
+  scratch = mkdtempSync(path.join(__dirname, ".serialized-provider-"));
   // Present while serializing, so a provider that read them eagerly would carry them in its text.
   process.env[ENVIRONMENT.endpoint] = host.baseUrl;
   process.env[ENVIRONMENT.key] = FUNCTION_KEY;

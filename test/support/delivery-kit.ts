@@ -4,6 +4,7 @@ import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueClient } from "@azure/storage-queue";
 import { localDeadLetterSasUrl } from "../../dev/stand-ins/dead-letter-sas";
 import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
+import { poisonQueueName } from "../../src/common/poison-queue";
 import { sharedStandIns } from "./stand-ins-env";
 import type { TestHost } from "./test-host";
 
@@ -129,7 +130,7 @@ export async function listBlobs(
 export async function poisonRecords(host: TestHost): Promise<Record<string, unknown>[]> {
   const queue = new QueueClient(
     sharedStandIns().storageConnectionString,
-    `${host.config.TWIN_EVENTS_QUEUE}-poison`,
+    poisonQueueName(host.config.TWIN_EVENTS_QUEUE),
   );
   if (!(await queue.exists())) return [];
   const { peekedMessageItems } = await queue.peekMessages({ numberOfMessages: 32 });

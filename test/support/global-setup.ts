@@ -1,30 +1,31 @@
-import { mkdtempSync } from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import { freePort } from "../../dev/ports";
-import { startAzurite } from "../../dev/stand-ins/azurite";
-import { startCosmosServer } from "../../dev/stand-ins/cosmos-server";
+import { startStack } from "../../dev/stack";
 import { buildProject } from "./build-once";
-import { type SharedStandIns, STAND_INS_ENV } from "./stand-ins-env";
+import { FUNCTION_KEY, MASTER_KEY, type SharedStandIns, STAND_INS_ENV } from "./stand-ins-env";
 
 /**
- * Starts the stand-ins every test file shares, on free ports: the Cosmos DB server (in this
- * process) and Azurite (child processes). Each test file then isolates itself with its own
- * database and its own local host.
+ * For the tests that need the stack (every project but `unit`): builds dist/ (tests run the built
+ * launcher and stand-ins as `npm start` does), then starts the stand-ins every test file shares,
+ * through dev/stack.ts on free ports: the Cosmos DB server in this process and Azurite as a child,
+ * its data in a temporary folder that global teardown removes. Each test file then isolates itself
+ * with its own database and its own local host (test-host.ts).
  */
 export default async function globalSetup(): Promise<void> {
   buildProject();
-  const cosmos = await startCosmosServer(0);
-  const azurite = await startAzurite({
-    blobPort: await freePort(),
-    queuePort: await freePort(),
-    location: mkdtempSync(path.join(os.tmpdir(), "azurite-test-")),
-    stdio: "ignore",
-  });
+  const stack = await startStack(
+    { FUNCTION_KEY, MASTER_KEY },
+    {
+      ports: "free",
+      persistent: false,
+      cosmos: "in-process",
+      serviceBus: "none",
+      host: "none",
+      childOutput: "errors",
+    },
+  );
   const shared: SharedStandIns = {
-    cosmosEndpoint: cosmos.endpoint,
-    storageConnectionString: azurite.connectionString,
+    cosmosEndpoint: stack.cosmosEndpoint,
+    storageConnectionString: stack.storageConnectionString,
   };
   process.env[STAND_INS_ENV] = JSON.stringify(shared);
-  (globalThis as Record<string, unknown>).__standIns = { cosmos, azurite };
+  (globalThis as Record<string, unknown>).__stack = stack;
 }

@@ -1,9 +1,12 @@
-import type { RunningAzurite } from "../../dev/stand-ins/azurite";
-import type { RunningCosmosServer } from "../../dev/stand-ins/cosmos-server";
+import type { startStack } from "../../dev/stack";
 
+/** Stops what global setup started and removes its temporary folder. */
 export default async function globalTeardown(): Promise<void> {
-  const standIns = (globalThis as Record<string, unknown>).__standIns as
-    | { cosmos: RunningCosmosServer; azurite: RunningAzurite }
+  const stack = (globalThis as Record<string, unknown>).__stack as
+    | Awaited<ReturnType<typeof startStack>>
     | undefined;
-  await Promise.all([standIns?.cosmos.close(), standIns?.azurite.stop()]);
+  const outcomes = (await stack?.stop()) ?? [];
+  for (const outcome of outcomes.filter(({ clean }) => !clean)) {
+    console.error(`global teardown: ${outcome.name} ${outcome.description}.`);
+  }
 }

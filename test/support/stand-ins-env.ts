@@ -1,6 +1,10 @@
 /** How global setup tells the test workers where the shared stand-ins listen. */
 export const STAND_INS_ENV = "TEST_STAND_INS";
 
+/** The local keys of every test host. */
+export const FUNCTION_KEY = "test-function-key";
+export const MASTER_KEY = "test-master-key";
+
 export interface SharedStandIns {
   cosmosEndpoint: string;
   storageConnectionString: string;

@@ -1,22 +1,17 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { LogLevel } from "@azure/functions";
-import { type HostSettings, readHostSettings } from "../../dev/host-json";
-import { createLocalHost, type LocalHost } from "../../dev/local-host";
+import { type QueueOverrides, startHost } from "../../dev/stack";
 import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
-import { type AppConfig, loadConfig } from "../../src/config";
-import { queueFunctions } from "../../src/events/queue-functions";
-import { routes } from "../../src/http/routes";
-import { createServices, disposeServices, type Services } from "../../src/services";
-import { ensureContainers } from "../../src/store/containers";
-import { sharedStandIns } from "./stand-ins-env";
+import type { AppConfig } from "../../src/config";
+import type { Services } from "../../src/services";
+import { FUNCTION_KEY, MASTER_KEY, sharedStandIns } from "./stand-ins-env";
 
-export const FUNCTION_KEY = "test-function-key";
+export { FUNCTION_KEY, MASTER_KEY };
 /** One throwaway encryption key per test process, so a restarted host opens what it sealed. */
 export const TEST_ENCRYPTION_KEY = randomBytes(32).toString("base64");
-export const MASTER_KEY = "test-master-key";
 
 /** Run the queue-triggered functions too, with these host.json queue settings changed. */
-export type QueueTriggerOverrides = Partial<HostSettings["queues"]> & { lockSeconds?: number };
+export type QueueTriggerOverrides = QueueOverrides;
 
 export interface LogEntry {
   level: LogLevel;
@@ -38,8 +33,9 @@ export interface TestHost {
 }
 
 /**
- * A local host on a free port, serving the real route table over HTTP against the shared
- * stand-ins, with a database of its own so test files never see each other's data.
+ * A local host on a free port (dev/stack.ts's, in this process), serving the real route table over
+ * HTTP against the shared stand-ins, with a database of its own so test files never see each
+ * other's data.
  */
 export async function startTestHost(
   settings: Record<string, string> = {},
@@ -62,32 +58,25 @@ export async function startTestHost(
     ALLOW_LOOPBACK_ENDPOINTS: "true",
     ...settings,
   };
-  const config = loadConfig(appSettings);
-  const services = createServices(config);
-  if (options.createContainers !== false) await ensureContainers(services.cosmos, config.COSMOS_DATABASE);
   const logs: LogEntry[] = [];
-  const hostSettings = readHostSettings();
-  const host: LocalHost = createLocalHost({
-    routes,
-    services,
+  const triggers = options.queueTriggers;
+  const host = await startHost({
+    settings: appSettings,
+    port: 0,
     keys: { functionKey: FUNCTION_KEY, masterKey: MASTER_KEY },
-    routePrefix: hostSettings.routePrefix,
-    ...(options.queueTriggers && {
-      queues: {
-        functions: queueFunctions,
-        // Quick polling and retries, so tests do not wait on production timings.
-        settings: {
-          ...hostSettings.queues,
+    // Quick polling and retries, so tests do not wait on production timings.
+    queues: triggers
+      ? {
           maxPollingIntervalMs: 250,
           visibilityTimeoutSeconds: 1,
-          ...options.queueTriggers,
-        },
-        lockSeconds: options.queueTriggers.lockSeconds ?? 10,
-      },
-    }),
+          ...triggers,
+          lockSeconds: triggers.lockSeconds ?? 10,
+        }
+      : false,
+    createContainers: options.createContainers !== false,
     log: (level, functionName, message) => logs.push({ level, functionName, message }),
   });
-  const baseUrl = await host.listen(0);
+  const { baseUrl, config, services } = host;
   return {
     baseUrl,
     config,
@@ -103,9 +92,6 @@ export async function startTestHost(
         headers.set("content-type", "application/json");
       return fetch(`${baseUrl}${path}`, { ...rest, headers });
     },
-    async stop() {
-      await host.close();
-      await disposeServices(services);
-    },
+    stop: () => host.close(),
   };
 }

@@ -1,4 +1,7 @@
-import { ConfigError, loadConfig } from "../../src/config";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { ConfigError, loadConfig, QUOTA_BOUNDS } from "../../src/config";
+import { MAX_BODY_BYTES } from "../../src/http/request-body";
 import { thrown } from "../support/thrown";
 
 const valid = {
@@ -26,15 +29,19 @@ describe("loadConfig", () => {
   it("names every bad setting", () => {
     const problems = problemsOf({ ...valid, COSMOS_ENDPOINT: "ftp://x", AUTH_PROFILE_MAX_COUNT: "abc" });
     expect(problems).toHaveLength(2);
-    expect(problems.some((problem) => problem.startsWith("COSMOS_ENDPOINT:"))).toBe(true);
-    expect(problems).toContain("AUTH_PROFILE_MAX_COUNT: Invalid input: expected number, received NaN");
+    expect(problems.some((problem) => problem.startsWith("COSMOS_ENDPOINT must be"))).toBe(true);
+    expect(problems).toContain("AUTH_PROFILE_MAX_COUNT must be a whole number from 1 to 1000");
   });
 
   it("names every missing required setting at once", () => {
     const problems = problemsOf({ COSMOS_ENDPOINT: valid.COSMOS_ENDPOINT });
     expect(problems).toHaveLength(2);
-    expect(problems).toContain("SECRETS_ENCRYPTION_KEY: is required");
-    expect(problems.find((problem) => problem.startsWith("AzureWebJobsStorage:"))).toMatch(/is required/);
+    expect(problems).toContain(
+      "SECRETS_ENCRYPTION_KEY is required: 32 random bytes in base64 (generate one with: openssl rand -base64 32)",
+    );
+    expect(problems.find((problem) => problem.startsWith("AzureWebJobsStorage "))).toMatch(
+      /^AzureWebJobsStorage is required \(a connection string/,
+    );
   });
 
   it("takes the identity-based storage settings instead of a connection string", () => {
@@ -44,7 +51,7 @@ describe("loadConfig", () => {
     ).not.toThrow();
     expect(
       problemsOf({ ...withoutConnectionString, AzureWebJobsStorage__accountName: "Not_An_Account" })[0],
-    ).toMatch(/^AzureWebJobsStorage__accountName:/);
+    ).toMatch(/^AzureWebJobsStorage__accountName must be a storage account name/);
   });
 
   it("needs no Cosmos DB key: without one the service signs in with its identity", () => {
@@ -58,7 +65,90 @@ describe("loadConfig", () => {
       COSMOS_ENDPOINT: "https://account.documents.azure.com:443/",
       COSMOS_DISABLE_TLS_VERIFICATION: "true",
     });
-    expect(problems[0]).toMatch(/^COSMOS_DISABLE_TLS_VERIFICATION:/);
+    expect(problems[0]).toBe(
+      "COSMOS_DISABLE_TLS_VERIFICATION may only be true when COSMOS_ENDPOINT is a loopback address",
+    );
+  });
+
+  it.each([
+    ["AUTH_PROFILE_MAX_COUNT", ["abc", "0", "1.5", "1001", "-3"], "must be a whole number from 1 to 1000"],
+    ["ENDPOINTS_PER_INSTANCE_MAX", ["x", "0", "101"], "must be a whole number from 1 to 100"],
+    ["AUTH_PROFILE_CONTENT_MAX_BYTES", ["0", "1048577"], "must be a whole number from 1 to 1048576"],
+    ["DELIVERY_MAX_ATTEMPTS", ["none", "0"], "must be a whole number, 1 or more"],
+    ["ENDPOINT_CACHE_SECONDS", ["-1", "soon"], "must be a whole number of seconds, 0 or more"],
+    ["COSMOS_DISABLE_TLS_VERIFICATION", ["yes"], "must be true or false"],
+  ])("says what %s must be, as a sentence", (setting, values, rule) => {
+    for (const value of values) {
+      expect(problemsOf({ ...valid, [setting]: value })).toEqual([`${setting} ${rule}`]);
+    }
+  });
+
+  it("takes the largest quotas it allows", () => {
+    const config = loadConfig({
+      ...valid,
+      AUTH_PROFILE_MAX_COUNT: "1000",
+      ENDPOINTS_PER_INSTANCE_MAX: "100",
+    });
+    expect(config.AUTH_PROFILE_MAX_COUNT).toBe(1000);
+    expect(config.ENDPOINTS_PER_INSTANCE_MAX).toBe(100);
+  });
+
+  it("words every problem as a sentence about the setting, never in the validator's words", () => {
+    const problems = problemsOf({
+      COSMOS_ENDPOINT: "not a url",
+      COSMOS_DATABASE: "-bad",
+      COSMOS_REQUEST_TIMEOUT_MS: "0",
+      AzureWebJobsStorage__accountName: "Bad_Name",
+      AzureWebJobsStorage__queueServiceUri: "nope",
+      TWIN_EVENTS_QUEUE: "Upper",
+      DELIVERY_TTL_SECONDS: "1.5",
+      DELIVERY_BACKOFF_BASE_SECONDS: "-1",
+      DELIVERY_BACKOFF_CAP_SECONDS: "x",
+      DELIVERY_SEND_TIMEOUT_MS: "x",
+      STORAGE_HOST_SUFFIXES: "net",
+      ALLOW_LOOPBACK_ENDPOINTS: "maybe",
+      PUBLIC_BASE_URL: "https://a.example/?q=1",
+      SECRETS_ENCRYPTION_KEY: "short",
+      SECRETS_ENCRYPTION_PREVIOUS_KEYS: "short",
+    });
+    expect(problems).toHaveLength(15);
+    for (const problem of problems) {
+      expect(problem).toMatch(/^[A-Za-z_]+ (?:must|may|is) /);
+      expect(problem).not.toMatch(/Invalid|expected|received|NaN|Too (?:big|small)/);
+    }
+  });
+
+  it("lists the problems under a line saying where settings are fixed", () => {
+    const error = thrown(() => loadConfig({ ...valid, AUTH_PROFILE_MAX_COUNT: "0" })) as ConfigError;
+    expect(error.message).toBe(
+      "A setting needs fixing (in local.settings.json, the environment, or the app settings in Azure):\n" +
+        "  - AUTH_PROFILE_MAX_COUNT must be a whole number from 1 to 1000.",
+    );
+  });
+
+  it("bounds the content quota by the request body limit: a larger profile could not be sent", () => {
+    expect(QUOTA_BOUNDS.AUTH_PROFILE_CONTENT_MAX_BYTES).toBe(MAX_BODY_BYTES);
+  });
+
+  it("allows no quota in infra/main.bicep above what the service accepts", () => {
+    const bicep = readFileSync(path.join(__dirname, "..", "..", "infra", "main.bicep"), "utf8");
+    const params = {
+      AUTH_PROFILE_MAX_COUNT: "authProfileMaxCount",
+      ENDPOINTS_PER_INSTANCE_MAX: "endpointsPerInstanceMax",
+      AUTH_PROFILE_CONTENT_MAX_BYTES: "authProfileContentMaxBytes",
+    } as const;
+    for (const [setting, param] of Object.entries(params)) {
+      const declaration = new RegExp(`((?:@\\w+\\([^\\n]*\\)\\n)+)param ${param} int = (\\d+)`).exec(bicep);
+      expect(declaration).not.toBeNull();
+      const maxValue = /@maxValue\((\d+)\)/.exec(declaration?.[1] ?? "")?.[1];
+      expect({ setting, maxValue: Number(maxValue) }).toEqual({
+        setting,
+        maxValue: QUOTA_BOUNDS[setting as keyof typeof QUOTA_BOUNDS],
+      });
+      expect(Number(declaration?.[2])).toBeLessThanOrEqual(
+        QUOTA_BOUNDS[setting as keyof typeof QUOTA_BOUNDS],
+      );
+    }
   });
 
   it("never quotes a setting's value in its message", () => {
@@ -72,7 +162,9 @@ describe("loadConfig", () => {
 describe("SECRETS_ENCRYPTION_KEY", () => {
   it("is required", () => {
     const { SECRETS_ENCRYPTION_KEY: _omitted, ...withoutKey } = valid;
-    expect(problemsOf(withoutKey)).toEqual(["SECRETS_ENCRYPTION_KEY: is required"]);
+    expect(problemsOf(withoutKey)).toEqual([
+      "SECRETS_ENCRYPTION_KEY is required: 32 random bytes in base64 (generate one with: openssl rand -base64 32)",
+    ]);
   });
 
   it.each([
@@ -82,7 +174,7 @@ describe("SECRETS_ENCRYPTION_KEY", () => {
   ])("refuses a key of %s without echoing it", (_label, key) => {
     const problems = problemsOf({ ...valid, SECRETS_ENCRYPTION_KEY: key });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^SECRETS_ENCRYPTION_KEY: must be 32 random bytes in base64/);
+    expect(problems[0]).toMatch(/^SECRETS_ENCRYPTION_KEY must be 32 random bytes in base64/);
     expect(problems[0]).not.toContain(key);
   });
 
@@ -138,15 +230,15 @@ describe("where endpoints may point", () => {
       SERVICEBUS_HOST_SUFFIXES: suffixes,
       STORAGE_HOST_SUFFIXES: suffixes,
     });
-    expect(problems.map((problem) => problem.split(":")[0]).sort()).toEqual([
+    expect(problems.map((problem) => problem.split(" ")[0]).sort()).toEqual([
       "SERVICEBUS_HOST_SUFFIXES",
       "STORAGE_HOST_SUFFIXES",
     ]);
   });
 
   it("refuses a loopback switch that is not a boolean", () => {
-    expect(problemsOf({ ...valid, ALLOW_LOOPBACK_ENDPOINTS: "yes" })[0]).toMatch(
-      /^ALLOW_LOOPBACK_ENDPOINTS:/,
-    );
+    expect(problemsOf({ ...valid, ALLOW_LOOPBACK_ENDPOINTS: "yes" })).toEqual([
+      "ALLOW_LOOPBACK_ENDPOINTS must be true or false",
+    ]);
   });
 });

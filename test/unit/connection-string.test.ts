@@ -14,12 +14,17 @@ describe("parseConnectionString", () => {
   it("reads the four parts, with '=' inside the key", () => {
     expect(parseConnectionString(GOOD)).toEqual({
       ok: true,
-      parts: {
-        endpoint: "sb://ns.servicebus.windows.net/",
-        authority: { hostname: "ns.servicebus.windows.net" },
-        sharedAccessKeyName: "send",
-        sharedAccessKey: "abc+/=",
-        entityPath: "twins",
+      value: {
+        text: GOOD,
+        parts: {
+          endpoint: "sb://ns.servicebus.windows.net/",
+          authority: { hostname: "ns.servicebus.windows.net" },
+          sharedAccessKeyName: "send",
+          sharedAccessKey: "abc+/=",
+          entityPath: "twins",
+        },
+        masked:
+          "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=***;EntityPath=twins",
       },
     });
   });
@@ -28,7 +33,10 @@ describe("parseConnectionString", () => {
     const text =
       "Endpoint=sb://127.0.0.1:5672/;;SharedAccessKeyName=a;SharedAccessKey=b;EntityPath=t;UseDevelopmentEmulator=true;";
     const result = parseConnectionString(text);
-    expect(result.ok && result.parts.useDevelopmentEmulator).toBe(true);
+    expect(result.ok && result.value.parts.useDevelopmentEmulator).toBe(true);
+    // The mask keeps the text as written, empty parts and all, hiding only the key.
+    expect(result.ok && result.value.masked).toBe(maskConnectionString(text));
+    expect(result.ok && result.value.masked).toBe(text.replace("SharedAccessKey=b", "SharedAccessKey=***"));
   });
 
   it.each(["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityPath"])(

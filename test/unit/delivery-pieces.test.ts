@@ -1,8 +1,8 @@
+import { describeError } from "../../src/common/describe-error";
 import { backoffSeconds } from "../../src/delivery/backoff";
 import { logLine } from "../../src/delivery/delivery-log";
 import { toServiceBusMessage } from "../../src/delivery/service-bus-message";
 import type { CloudEvent } from "../../src/events/cloud-event";
-import { describeError } from "../../src/shared/describe-error";
 
 const event: CloudEvent = {
   id: "evt-1",

@@ -6,7 +6,7 @@ import {
   type EndpointAllowList,
 } from "../../src/endpoints/endpoint-allow-list";
 
-// Where endpoints may point (CONTRACT section 3, "Allowed hosts"): every spelling a client or the
+// Where endpoints may point (docs/api.md): every spelling a client or the
 // SDKs could read as another host is refused, so the service never sends to an arbitrary place.
 const azureOnly: EndpointAllowList = {
   serviceBusSuffixes: DEFAULT_SERVICEBUS_HOST_SUFFIXES,

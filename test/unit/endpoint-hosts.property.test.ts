@@ -311,7 +311,9 @@ describe("connection strings, against hostile spellings of secret keys", () => {
         // Accepted: the SDK reads exactly the key this service read, and no other credential.
         const parsed = parseConnectionString(text);
         const sdk = parseServiceBusConnectionString(text);
-        expect(parsed.ok && sdk.sharedAccessKey === parsed.parts.sharedAccessKey).toBe(true);
+        expect(parsed.ok && sdk.sharedAccessKey === parsed.value.parts.sharedAccessKey).toBe(true);
+        // The mask read from the parsed value is the total mask, and hides the key.
+        expect(parsed.ok && parsed.value.masked).toBe(maskConnectionString(text));
         expect(sdk.sharedAccessSignature).toBeUndefined();
       }),
       { numRuns: RUNS },

@@ -1,5 +1,5 @@
+import { InvalidRequestContent } from "../../src/common/errors";
 import { camelCaseKeys } from "../../src/http/field-names";
-import { InvalidRequestContent } from "../../src/shared/errors";
 import { thrown } from "../support/thrown";
 
 describe("camelCaseKeys", () => {

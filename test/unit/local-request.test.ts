@@ -8,6 +8,24 @@ describe("requestAsReceived", () => {
     expect(request.url).toBe("http://127.0.0.1/x");
   });
 
+  it("drops the body of a GET or HEAD as @azure/functions would, without its warning", async () => {
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
+    const emitWarning = jest.spyOn(process, "emitWarning");
+    try {
+      for (const method of ["GET", "HEAD"]) {
+        const request = requestAsReceived(method, { url: "http://127.0.0.1/x", body: { string: "{}" } });
+        expect(request.method).toBe(method);
+        expect(await request.text()).toBe("");
+      }
+      requestAsReceived("patch", { url: "http://127.0.0.1/x", body: { string: "{}" } });
+      expect(warn).not.toHaveBeenCalled();
+      expect(emitWarning).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      emitWarning.mockRestore();
+    }
+  });
+
   it("keeps the body of an ordinary request", async () => {
     const request = requestAsReceived("PUT", { url: "http://127.0.0.1/x", body: { string: "{}" } });
     expect(await request.text()).toBe("{}");

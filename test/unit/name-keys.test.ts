@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { nameKey, sameName } from "../../src/shared/name-key";
+import { nameKey, sameName } from "../../src/common/name-key";
 import { documentId } from "../../src/store/document-id";
 
 // Every normalisation that turns a name into a stored id, tried for collisions: two names ARM keeps

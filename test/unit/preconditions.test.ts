@@ -1,5 +1,5 @@
-import { PreconditionFailed } from "../../src/shared/errors";
-import { checkPreconditions, isNotModified, normalizeEtag } from "../../src/shared/preconditions";
+import { PreconditionFailed } from "../../src/common/errors";
+import { checkPreconditions, isNotModified, normalizeEtag } from "../../src/common/preconditions";
 
 describe("preconditions", () => {
   it("compares tags without quotes or weakness markers", () => {

@@ -1,12 +1,12 @@
+import { InvalidRequestContent } from "../../src/common/errors";
 import type { CloudEvent } from "../../src/events/cloud-event";
-import { validateEvents } from "../../src/events/ingest-routes";
 import {
   encodeQueueMessage,
   MAX_EVENT_BYTES,
   MAX_QUEUE_MESSAGE_BYTES,
   packEvents,
 } from "../../src/events/queue-message";
-import { InvalidRequestContent } from "../../src/shared/errors";
+import { validateEvents } from "../../src/http/routes/ingest-routes";
 import { thrown } from "../support/thrown";
 
 function makeEvent(index: number, payloadBytes = 100): CloudEvent {

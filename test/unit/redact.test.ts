@@ -1,4 +1,4 @@
-import { redactSecrets } from "../../src/shared/redact";
+import { redactSecrets } from "../../src/common/redact";
 
 describe("redactSecrets", () => {
   it("masks shared access keys and account keys in connection strings", () => {

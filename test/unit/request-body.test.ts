@@ -1,7 +1,7 @@
 import { HttpRequest } from "@azure/functions";
+import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../../src/common/errors";
+import { MAX_JSON_DEPTH } from "../../src/common/json-depth";
 import { MAX_BODY_BYTES, readJsonBody, readJsonObjectBody } from "../../src/http/request-body";
-import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../../src/shared/errors";
-import { MAX_JSON_DEPTH } from "../../src/shared/json-depth";
 
 // In Azure no local host sits in front of the handler: the handler's own checks must hold.
 function request(

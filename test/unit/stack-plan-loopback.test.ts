@@ -1,16 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { planStack } from "../../dev/stack-plan";
 import { loadConfig } from "../../src/config";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
-// `npm start` runs the stand-ins on loopback, so endpoints may point there (CONTRACT section 0).
+// `npm start` runs the stand-ins on loopback, so endpoints may point there (docs/api.md).
 const base = {
   FUNCTION_KEY: "f",
   MASTER_KEY: "m",
-  LOCAL_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "stack-plan-loopback-")),
+  LOCAL_DATA_DIR: tempDir("stack-plan-loopback-"),
   SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString("base64"),
 };
+
+afterAll(removeTempDirs);
 
 describe("the local stack's settings", () => {
   it("admit loopback endpoints", () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { MAX_JSON_DEPTH } from "../../src/shared/json-depth";
-import { parseStrictJson } from "../../src/shared/strict-json";
+import { MAX_JSON_DEPTH } from "../../src/common/json-depth";
+import { parseStrictJson } from "../../src/common/strict-json";
 
 // parseStrictJson is JSON.parse plus the I-JSON duplicate-name rule and the depth cap. The model
 // below writes JSON text itself (JSON.stringify cannot write a duplicate, nor spell a name with

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { InvalidRequestContent } from "../../src/common/errors";
 import { parseOrThrow } from "../../src/http/validation";
-import { InvalidRequestContent } from "../../src/shared/errors";
 import { thrown } from "../support/thrown";
 
 // The summary message of a 400 counts what it names: fields, with the problems counted apart.

@@ -1,0 +1,85 @@
+// Builds the typed client as a package of its own, @twin-resource-service/client, in
+// dist/packages/client: `npm pack ./dist/packages/client` makes a tarball another project installs.
+// Plain JavaScript: part of `npm run build`. The client's own imports (it takes its paths and
+// api-versions from src/common/, which import nothing) are compiled along with it.
+//
+// Why not a package.json in client/: the tests and the Pulumi package import the client's sources
+// by folder ("../../client"), and a package.json there would send those imports to its `main`.
+//
+// Usage: node client/stage-package.js [output folder]   (default dist/packages/client)
+
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const { builtinModules } = require("node:module");
+const path = require("node:path");
+
+const root = path.resolve(__dirname, "..");
+const output = path.resolve(process.argv[2] ?? path.join(root, "dist", "packages", "client"));
+
+const rootManifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+const { version, license } = rootManifest;
+
+/** Every file under a folder. */
+function filesUnder(folder) {
+  return fs
+    .readdirSync(folder, { withFileTypes: true })
+    .flatMap((entry) =>
+      entry.isDirectory() ? filesUnder(path.join(folder, entry.name)) : [path.join(folder, entry.name)],
+    );
+}
+
+/**
+ * The packages the compiled client requires, at the versions the root package depends on: the
+ * package then installs what it needs, and nothing else.
+ */
+function dependenciesOf(folder) {
+  const names = new Set();
+  for (const file of filesUnder(folder).filter((name) => name.endsWith(".js"))) {
+    for (const [, specifier] of fs.readFileSync(file, "utf8").matchAll(/require\("([^".][^"]*)"\)/g)) {
+      const name = specifier.startsWith("@")
+        ? specifier.split("/").slice(0, 2).join("/")
+        : specifier.split("/")[0];
+      if (!name.startsWith("node:") && !builtinModules.includes(name)) names.add(name);
+    }
+  }
+  const dependencies = {};
+  for (const name of [...names].sort()) {
+    const range = rootManifest.dependencies?.[name];
+    if (range === undefined) {
+      throw new Error(`The client requires ${name}, which is not a dependency of the root package.json.`);
+    }
+    dependencies[name] = range;
+  }
+  return dependencies;
+}
+
+const manifest = {
+  name: "@twin-resource-service/client",
+  version,
+  private: true,
+  description:
+    "Typed client for the twin resource service: authentication profiles, queue endpoints, twin events, cluster assessments",
+  license,
+  main: "dist/client/index.js",
+  types: "dist/client/index.d.ts",
+  exports: {
+    ".": { types: "./dist/client/index.d.ts", default: "./dist/client/index.js" },
+    "./package.json": "./package.json",
+  },
+  files: ["dist"],
+  engines: { node: ">=20" },
+};
+
+fs.rmSync(output, { recursive: true, force: true });
+const tsc = require.resolve("typescript/bin/tsc", { paths: [root] });
+execFileSync(
+  process.execPath,
+  [tsc, "-p", path.join(__dirname, "tsconfig.json"), "--outDir", path.join(output, "dist")],
+  {
+    stdio: "inherit",
+  },
+);
+manifest.dependencies = dependenciesOf(path.join(output, "dist"));
+fs.writeFileSync(path.join(output, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+fs.copyFileSync(path.join(__dirname, "README.md"), path.join(output, "README.md"));
+console.log(`Built ${manifest.name} ${version} in ${path.relative(process.cwd(), output) || "."}`);

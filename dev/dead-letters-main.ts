@@ -1,0 +1,57 @@
+import { type BlobItem, ContainerClient } from "@azure/storage-blob";
+import { parseCommandLine } from "./cli-options";
+import { localEnvFile, localSetting } from "./local-env-file";
+import { displayPath } from "./local-paths";
+import { describeFailure, StartupError } from "./startup-error";
+
+/**
+ * `npm run dead-letters -- [--wait S]`: lists the dead-letter blobs in the container of
+ * DEAD_LETTER_URL (the local Azurite container `npm start` offers), with metadata and body.
+ * `--wait S` waits up to S seconds for the first one, and fails if none comes.
+ */
+const USAGE = "npm run dead-letters -- [--wait SECONDS]";
+
+function container(): ContainerClient {
+  const url = localSetting("DEAD_LETTER_URL");
+  if (url === undefined) {
+    throw new StartupError(
+      `No DEAD_LETTER_URL: start the local stack with \`npm start\` and Azurite as its storage (it writes ${displayPath(localEnvFile())}), or set it to a container SAS URL with read and list permission.`,
+    );
+  }
+  return new ContainerClient(url);
+}
+
+async function listAll(client: ContainerClient): Promise<BlobItem[]> {
+  const blobs: BlobItem[] = [];
+  for await (const blob of client.listBlobsFlat({ includeMetadata: true })) blobs.push(blob);
+  return blobs;
+}
+
+async function main(): Promise<void> {
+  const { positionals, numbers } = parseCommandLine(process.argv.slice(2), ["wait"], USAGE);
+  if (positionals.length > 0)
+    throw new StartupError(`Unexpected argument ${positionals[0]}.\nUsage: ${USAGE}`);
+  const client = container();
+  const deadline = Date.now() + (numbers.wait ?? 0) * 1000;
+  let blobs = await listAll(client);
+  while (blobs.length === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    blobs = await listAll(client);
+  }
+  for (const blob of blobs) {
+    const body = await client.getBlobClient(blob.name).downloadToBuffer();
+    console.log(blob.name);
+    console.log(`  metadata  ${JSON.stringify(blob.metadata ?? {})}`);
+    console.log(`  body      ${body.toString("utf8")}`);
+  }
+  console.log(`${blobs.length} dead letter${blobs.length === 1 ? "" : "s"} in ${client.containerName}.`);
+  if (blobs.length === 0 && numbers.wait !== undefined) {
+    console.error(`None arrived within ${numbers.wait} s.`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(describeFailure(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,88 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { EXAMPLE_TOPIC } from "./example-topic";
+import { displayPath, localDataDir } from "./local-paths";
+import type { StackPlan } from "./stack-plan";
+import { shellQuote } from "./summary";
+
+/**
+ * `.local/local.env`: what `npm start` printed, as `export` lines a POSIX shell can `source`, so
+ * the README's examples work as written. It holds the local keys (which the summary prints
+ * anyway) and addresses of the local stand-ins only: nothing that reaches a real account.
+ */
+export function localEnvFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(localDataDir(env), "local.env");
+}
+
+/**
+ * Nothing listens on port 1 (only root may, and no service does by default): a connection string
+ * that is admitted locally but can never deliver, for seeing an event dead-lettered.
+ */
+const UNREACHABLE_PORT = 1;
+
+export function localEnvValues(plan: StackPlan, deadLetterUrl: string | undefined): Record<string, string> {
+  return {
+    BASE_URL: plan.host.url,
+    FUNCTION_KEY: plan.host.functionKey,
+    MASTER_KEY: plan.host.masterKey,
+    EXAMPLE_TOPIC,
+    SERVICEBUS_CONNECTION: plan.serviceBus.connectionString,
+    UNREACHABLE_CONNECTION: plan.serviceBus.connectionString.replace(
+      /^Endpoint=sb:\/\/[^/]+\//,
+      `Endpoint=sb://127.0.0.1:${UNREACHABLE_PORT}/`,
+    ),
+    // Only when Azurite is the storage: a SAS URL of a real account is the developer's to give.
+    ...(deadLetterUrl !== undefined && { DEAD_LETTER_URL: deadLetterUrl }),
+  };
+}
+
+/** Writes the file (readable by its owner only) and returns its path. */
+export function writeLocalEnvFile(plan: StackPlan, deadLetterUrl: string | undefined): string {
+  const file = localEnvFile(plan.settings);
+  const lines = Object.entries(localEnvValues(plan, deadLetterUrl)).map(
+    ([name, value]) => `export ${name}=${shellQuote(value)}`,
+  );
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    `# Written by npm start for the local stack; load it with: source ${displayPath(file)}\n${lines.join("\n")}\n`,
+    { mode: 0o600 },
+  );
+  return file;
+}
+
+/** Undoes shellQuote: single-quoted runs, backslash escapes, bare characters. */
+function unquote(text: string): string {
+  let value = "";
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === "'") {
+      const end = text.indexOf("'", index + 1);
+      value += text.slice(index + 1, end === -1 ? text.length : end);
+      index = end === -1 ? text.length : end;
+    } else if (char === "\\") {
+      value += text[++index] ?? "";
+    } else {
+      value += char;
+    }
+  }
+  return value;
+}
+
+/** The values of the file `npm start` wrote, or {} when there is none. */
+export function readLocalEnvFile(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const file = localEnvFile(env);
+  if (!existsSync(file)) return {};
+  const values: Record<string, string> = {};
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const match = /^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (match?.[1] !== undefined && match[2] !== undefined) values[match[1]] = unquote(match[2]);
+  }
+  return values;
+}
+
+/** A setting from the environment (a sourced file puts it there), else from the file. */
+export function localSetting(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = env[name];
+  return value !== undefined && value !== "" ? value : readLocalEnvFile(env)[name];
+}

@@ -1,0 +1,85 @@
+import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
+import { parseCommandLine } from "./cli-options";
+import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
+import { localEnvFile, localSetting } from "./local-env-file";
+import { displayPath } from "./local-paths";
+import { describeFailure, StartupError } from "./startup-error";
+
+/**
+ * `npm run receive -- [topic] [subscription] [--count N] [--timeout S]`: prints each message that
+ * arrives on a topic's subscription (and completes it), until Ctrl+C, N messages, or S seconds.
+ * The connection is SERVICEBUS_CONNECTION from the environment or from the file `npm start`
+ * writes: the local Service Bus stand-in, or any namespace whose connection string you give.
+ */
+const USAGE = "npm run receive -- [topic] [subscription] [--count N] [--timeout SECONDS]";
+
+function connectionString(): string {
+  const value = localSetting("SERVICEBUS_CONNECTION");
+  if (value === undefined) {
+    throw new StartupError(
+      `No SERVICEBUS_CONNECTION: start the local stack with \`npm start\` (it writes ${displayPath(localEnvFile())}), or set it to a connection string.`,
+    );
+  }
+  // The topic is named on the command line; an EntityPath naming another one would be refused.
+  return value
+    .split(";")
+    .filter((part) => !/^\s*EntityPath\s*=/i.test(part))
+    .join(";");
+}
+
+function bodyText(body: unknown): string {
+  if (Buffer.isBuffer(body)) return body.toString("utf8");
+  return typeof body === "string" ? body : JSON.stringify(body);
+}
+
+function print(message: ServiceBusReceivedMessage): void {
+  console.log(`message ${String(message.messageId)}`);
+  console.log(`  contentType  ${message.contentType ?? "-"}`);
+  console.log(`  properties   ${JSON.stringify(message.applicationProperties ?? {})}`);
+  console.log(`  body         ${bodyText(message.body)}`);
+}
+
+async function main(): Promise<void> {
+  const { positionals, numbers } = parseCommandLine(process.argv.slice(2), ["count", "timeout"], USAGE);
+  if (positionals.length > 2) throw new StartupError(`Too many arguments.\nUsage: ${USAGE}`);
+  const [topic = EXAMPLE_TOPIC, subscription = EXAMPLE_SUBSCRIPTION] = positionals;
+  const { count, timeout } = numbers;
+  const deadline = timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeout * 1000;
+
+  const client = new ServiceBusClient(connectionString());
+  const receiver = client.createReceiver(topic, subscription);
+  let stopped = false;
+  process.once("SIGINT", () => {
+    stopped = true;
+  });
+  console.log(
+    `Receiving from ${topic}/Subscriptions/${subscription}${timeout === undefined ? " (Ctrl+C stops)" : ` for at most ${timeout} s`}...`,
+  );
+  let received = 0;
+  try {
+    while (!stopped && (count === undefined || received < count) && Date.now() < deadline) {
+      const wanted = count === undefined ? 10 : Math.min(10, count - received);
+      const messages = await receiver.receiveMessages(wanted, {
+        maxWaitTimeInMs: Math.max(1, Math.min(1000, deadline - Date.now())),
+      });
+      for (const message of messages) {
+        print(message);
+        await receiver.completeMessage(message);
+        received++;
+      }
+    }
+  } finally {
+    await receiver.close();
+    await client.close();
+  }
+  console.log(`${received} message${received === 1 ? "" : "s"} received.`);
+  if (count !== undefined && received < count) {
+    console.error(`Expected ${count} within ${timeout} s.`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(describeFailure(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,115 @@
+/**
+ * Errors are values with an ARM error code; src/http/errors.ts maps them to responses in one place.
+ * Messages must never contain a secret: they are returned to callers.
+ */
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  target?: string;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+
+  constructor(
+    message: string,
+    readonly target?: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidRequestContent extends DomainError {
+  readonly status = 400;
+  readonly code = "InvalidRequestContent";
+}
+
+export class InvalidApiVersion extends DomainError {
+  readonly status = 400;
+  readonly code = "InvalidApiVersionParameter";
+}
+
+export class Unauthorized extends DomainError {
+  readonly status = 401;
+  readonly code = "Unauthorized";
+}
+
+export class ResourceNotFound extends DomainError {
+  readonly status = 404;
+  readonly code = "ResourceNotFound";
+}
+
+export class MethodNotAllowed extends DomainError {
+  readonly status = 405;
+  readonly code = "MethodNotAllowed";
+}
+
+export class QuotaExceeded extends DomainError {
+  readonly status = 409;
+  readonly code = "QuotaExceeded";
+}
+
+export class PreconditionFailed extends DomainError {
+  readonly status = 412;
+  readonly code = "PreconditionFailed";
+}
+
+export class PayloadTooLarge extends DomainError {
+  readonly status = 413;
+  readonly code = "PayloadTooLarge";
+}
+
+export class UnsupportedMediaType extends DomainError {
+  readonly status = 415;
+  readonly code = "UnsupportedMediaType";
+}
+
+/** A backing store is unreachable or throttling; the caller should retry after `retryAfterSeconds`. */
+export class ServiceUnavailable extends DomainError {
+  readonly status = 503;
+  readonly code = "ServiceUnavailable";
+
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+  ) {
+    super(message);
+  }
+}
+
+/** Throttled by a backing store (Cosmos 429); passed on with its retry hint. */
+export class TooManyRequests extends DomainError {
+  readonly status = 429;
+  readonly code = "TooManyRequests";
+
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(message);
+  }
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * The 400 for a list of problems: one problem speaks for itself; several are summed up by the
+ * fields they concern, with the problems counted apart when a field has more than one.
+ */
+export function invalidRequest(details: ErrorDetail[]): InvalidRequestContent {
+  const first = details[0];
+  if (details.length === 1 && first) return new InvalidRequestContent(first.message, first.target, details);
+  const fields = [...new Set(details.map((detail) => detail.target))];
+  const problems =
+    details.length > fields.length ? ` (${details.length} problems, each listed in details)` : "";
+  return new InvalidRequestContent(
+    `The request has ${plural(fields.length, "invalid field")}: ${fields.join(", ")}${problems}.`,
+    first?.target,
+    details,
+  );
+}

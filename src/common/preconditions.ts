@@ -1,0 +1,60 @@
+import { PreconditionFailed } from "./errors";
+
+/** The conditional-request headers of a write, parsed; a service never sees the HTTP request itself. */
+export interface Preconditions {
+  ifMatch?: string[];
+  ifNoneMatch?: string[];
+}
+
+/** Entity tags are compared without quotes and weakness markers, as RFC 9110 weak comparison does. */
+export function normalizeEtag(etag: string): string {
+  return etag
+    .trim()
+    .replace(/^W\//, "")
+    .replace(/^"(.*)"$/, "$1");
+}
+
+function matches(list: string[], currentEtag: string | undefined): boolean {
+  if (currentEtag === undefined) return false;
+  if (list.includes("*")) return true;
+  const current = normalizeEtag(currentEtag);
+  return list.some((candidate) => normalizeEtag(candidate) === current);
+}
+
+export function hasPreconditions(preconditions: Preconditions): boolean {
+  return preconditions.ifMatch !== undefined || preconditions.ifNoneMatch !== undefined;
+}
+
+/**
+ * Checks a write's preconditions against the current version (undefined: the resource is absent).
+ * `*` in If-Match means "must exist"; `*` in If-None-Match means "must not exist".
+ */
+export function checkPreconditions(preconditions: Preconditions, currentEtag: string | undefined): void {
+  const { ifMatch, ifNoneMatch } = preconditions;
+  if (ifMatch && !matches(ifMatch, currentEtag)) {
+    throw new PreconditionFailed(
+      currentEtag === undefined
+        ? "If-Match was given but the resource does not exist."
+        : "The resource has changed: If-Match does not match its current ETag.",
+      "If-Match",
+    );
+  }
+  if (ifNoneMatch && matches(ifNoneMatch, currentEtag)) {
+    throw new PreconditionFailed(
+      ifNoneMatch.includes("*")
+        ? "If-None-Match: * was given but the resource already exists."
+        : "If-None-Match matches the resource's current ETag.",
+      "If-None-Match",
+    );
+  }
+}
+
+/** The ETag header value for a stored version: always a quoted strong tag. */
+export function formatEtag(storeEtag: string): string {
+  return `"${normalizeEtag(storeEtag)}"`;
+}
+
+/** A read whose If-None-Match names the current version answers 304. */
+export function isNotModified(ifNoneMatch: string[] | undefined, currentEtag: string): boolean {
+  return ifNoneMatch !== undefined && matches(ifNoneMatch, currentEtag);
+}

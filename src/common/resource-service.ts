@@ -1,0 +1,20 @@
+import type { Page, PageRequest } from "./page";
+import type { Preconditions } from "./preconditions";
+import type { Versioned } from "./versioned";
+
+/**
+ * What a declarative resource's service offers, in domain terms (paths, bodies, preconditions):
+ * http/ turns requests into these calls, and every resource answers HTTP the same way.
+ */
+export interface ResourceService<CollectionPath, ItemPath, Resource, Put, Patch> {
+  list(path: CollectionPath, page: PageRequest): Promise<Page<Resource>>;
+  get(path: ItemPath): Promise<Versioned<Resource>>;
+  put(
+    path: ItemPath,
+    body: Put,
+    preconditions: Preconditions,
+  ): Promise<{ versioned: Versioned<Resource>; created: boolean }>;
+  /** Absent for resources that are only ever replaced whole. */
+  patch?(path: ItemPath, body: Patch, preconditions: Preconditions): Promise<Versioned<Resource>>;
+  delete(path: ItemPath, preconditions: Preconditions): Promise<boolean>;
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { twinEventsMessageSchema } from "../events/queue-message";
+
+/**
+ * A retry message names the one endpoint still owed the events and how far its delivery got.
+ * Only delivery writes it, to the retry messages it schedules on the `twin-events` queue.
+ */
+export const retryStateSchema = z.object({
+  endpointName: z.string().min(1),
+  attempt: z.number().int().positive(),
+  lastError: z.string(),
+});
+
+/** What the queue function reads: a producer's message (events/queue-message.ts), or a retry of one. */
+export const deliveryMessageSchema = twinEventsMessageSchema.extend({
+  retry: retryStateSchema.optional(),
+});
+
+export type RetryState = z.infer<typeof retryStateSchema>;
+export type DeliveryMessage = z.infer<typeof deliveryMessageSchema>;

@@ -1,0 +1,139 @@
+import { type ErrorDetail, InvalidRequestContent, invalidRequest } from "../common/errors";
+import {
+  type ConnectionString,
+  maskConnectionString,
+  type ParseResult,
+  parseConnectionString,
+} from "./connection-string";
+import {
+  type DeadLetterParseResult,
+  type DeadLetterSecret,
+  maskDeadLetterSecret,
+  parseDeadLetterSecret,
+} from "./dead-letter-secret";
+import {
+  connectionStringHostProblems,
+  deadLetterHostProblems,
+  type EndpointAllowList,
+} from "./endpoint-allow-list";
+import type { EndpointSecrets, QueueEndpoint } from "./endpoint-schema";
+
+/**
+ * The secrets of an endpoint being written, each parsed once: the checks, the sealed text, the
+ * stored topic and the masked response are all read from these values.
+ */
+export interface ParsedEndpointSecrets {
+  queuePrimaryConnectionString: ConnectionString;
+  queueSecondaryConnectionString: ConnectionString;
+  deadLetterStorageSecret?: DeadLetterSecret;
+}
+
+/** The fields of a response that show secrets, masked. */
+export type MaskedSecrets = Pick<
+  QueueEndpoint,
+  "queuePrimaryConnectionString" | "queueSecondaryConnectionString" | "deadLetterStorageSecret"
+>;
+
+function topicOf(parsed: ParseResult): string {
+  return parsed.ok ? parsed.value.parts.entityPath : "";
+}
+
+function details(target: keyof EndpointSecrets, problems: string[]): ErrorDetail[] {
+  return problems.map((problem) => ({
+    code: "InvalidValue",
+    message: `The field '${target}' is invalid: ${problem}.`,
+    target,
+  }));
+}
+
+/**
+ * Parses the secrets of a write once and checks them: the two connection strings name the same
+ * topic, and each secret is well formed (a PATCH keeps stored secrets, which may predate the
+ * current rules) and points where the allow-list admits. Throws the 400 that says what is wrong.
+ */
+export function parseEndpointSecrets(
+  secrets: EndpointSecrets,
+  allowList: EndpointAllowList,
+): ParsedEndpointSecrets {
+  const primary = parseConnectionString(secrets.queuePrimaryConnectionString);
+  const secondary = parseConnectionString(secrets.queueSecondaryConnectionString);
+  const deadLetter: DeadLetterParseResult | undefined =
+    secrets.deadLetterStorageSecret === undefined
+      ? undefined
+      : parseDeadLetterSecret(secrets.deadLetterStorageSecret);
+  if (topicOf(primary) !== topicOf(secondary)) {
+    throw new InvalidRequestContent(
+      "queueSecondaryConnectionString must name the same topic (EntityPath) as queuePrimaryConnectionString.",
+      "queueSecondaryConnectionString",
+      [
+        {
+          code: "TopicMismatch",
+          message: "The EntityPath of the two connection strings differs.",
+          target: "queueSecondaryConnectionString",
+        },
+      ],
+    );
+  }
+  const problems = [
+    ...details(
+      "queuePrimaryConnectionString",
+      primary.ok ? connectionStringHostProblems(primary.value, allowList) : primary.problems,
+    ),
+    ...details(
+      "queueSecondaryConnectionString",
+      secondary.ok ? connectionStringHostProblems(secondary.value, allowList) : secondary.problems,
+    ),
+    ...details(
+      "deadLetterStorageSecret",
+      deadLetter === undefined
+        ? []
+        : deadLetter.ok
+          ? deadLetterHostProblems(deadLetter.value, allowList)
+          : deadLetter.problems,
+    ),
+  ];
+  if (problems.length > 0 || !primary.ok || !secondary.ok || deadLetter?.ok === false) {
+    throw invalidRequest(problems);
+  }
+  return {
+    queuePrimaryConnectionString: primary.value,
+    queueSecondaryConnectionString: secondary.value,
+    ...(deadLetter !== undefined && { deadLetterStorageSecret: deadLetter.value }),
+  };
+}
+
+/** The secrets as sent: what is sealed. */
+export function secretTexts(secrets: ParsedEndpointSecrets): EndpointSecrets {
+  return {
+    queuePrimaryConnectionString: secrets.queuePrimaryConnectionString.text,
+    queueSecondaryConnectionString: secrets.queueSecondaryConnectionString.text,
+    ...(secrets.deadLetterStorageSecret !== undefined && {
+      deadLetterStorageSecret: secrets.deadLetterStorageSecret.text,
+    }),
+  };
+}
+
+/** What a response to a write shows: the masks of the values just parsed. */
+export function maskedSecrets(secrets: ParsedEndpointSecrets): MaskedSecrets {
+  return {
+    queuePrimaryConnectionString: secrets.queuePrimaryConnectionString.masked,
+    queueSecondaryConnectionString: secrets.queueSecondaryConnectionString.masked,
+    ...(secrets.deadLetterStorageSecret !== undefined && {
+      deadLetterStorageSecret: secrets.deadLetterStorageSecret.masked,
+    }),
+  };
+}
+
+/**
+ * What a read shows of stored secrets. The masks are total, not parsed: a document stored before
+ * the current rules may hold any spelling, and none may show a secret.
+ */
+export function maskedStoredSecrets(secrets: EndpointSecrets): MaskedSecrets {
+  return {
+    queuePrimaryConnectionString: maskConnectionString(secrets.queuePrimaryConnectionString),
+    queueSecondaryConnectionString: maskConnectionString(secrets.queueSecondaryConnectionString),
+    ...(secrets.deadLetterStorageSecret !== undefined && {
+      deadLetterStorageSecret: maskDeadLetterSecret(secrets.deadLetterStorageSecret),
+    }),
+  };
+}

@@ -1,0 +1,208 @@
+import type { HttpRequest } from "@azure/functions";
+import { type z, z as zod } from "zod";
+import { isNotModified } from "../common/preconditions";
+import type { ResourceService } from "../common/resource-service";
+import type { Services } from "../services";
+import { checkApiVersion } from "./api-version";
+import { readPreconditions } from "./conditional";
+import { camelCaseKeys } from "./field-names";
+import { listBody, readPageRequest } from "./paging";
+import { readJsonObjectBody } from "./request-body";
+import { deleted, jsonResponse, noContent, notModified } from "./responses";
+import type { AuthLevel, RouteDefinition } from "./route";
+import { parseOrThrow } from "./validation";
+
+/**
+ * What the routes of one declarative resource share; each resource's routes file lists its
+ * routes by name, built from this by listRoute, getRoute, putRoute, patchRoute and deleteRoute.
+ */
+export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
+  /** For the API description: the resource in words ("authentication profile") and its tag. */
+  noun: string;
+  tag: string;
+  /** What GET answers: the handler's output, described. */
+  resourceSchema: z.ZodType<Resource>;
+  examples: { put: Put; resource: Resource; patch?: Patch };
+  collectionRoute: string;
+  itemRoute: string;
+  apiVersions: readonly string[];
+  collectionPath: z.ZodObject & z.ZodType<CollectionPath>;
+  itemPath: z.ZodObject & z.ZodType<ItemPath>;
+  putBody: z.ZodType<Put>;
+  /** Who may write (PUT, PATCH, DELETE); reads always take the function key. Default "function". */
+  writeAuthLevel?: AuthLevel;
+  service: (services: Services) => ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>;
+}
+
+/** A resource's spec, its types inferred from the schemas and the service. */
+export function resourceSpec<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): ResourceSpec<C, I, R, P, Q> {
+  return spec;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a spec of any resource, for the helpers below
+type AnySpec = ResourceSpec<any, any, any, any, any>;
+
+/** The list envelope around a resource schema. */
+export function listSchema(resource: z.ZodType) {
+  return zod.object({ value: zod.array(resource), nextLink: zod.url().optional() });
+}
+
+function itemPathOf<ItemPath>(
+  spec: ResourceSpec<unknown, ItemPath, unknown, unknown, unknown>,
+  request: HttpRequest,
+) {
+  checkApiVersion(request, spec.apiVersions);
+  return parseOrThrow(spec.itemPath, request.params);
+}
+
+async function bodyOf<B>(request: HttpRequest, schema: z.ZodType<B>): Promise<B> {
+  return parseOrThrow(schema, camelCaseKeys(await readJsonObjectBody(request)));
+}
+
+function itemDoc(spec: AnySpec) {
+  return { tag: spec.tag, apiVersions: spec.apiVersions, pathParameters: spec.itemPath };
+}
+
+function resourceDoc(spec: AnySpec) {
+  return { schema: spec.resourceSchema, example: spec.examples.resource };
+}
+
+function writeBody(schema: z.ZodType, example: unknown) {
+  return { schema, example, contentTypes: ["application/json"] as const };
+}
+
+/** GET of the collection: one page, with an absolute nextLink while more remain. */
+export function listRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+  return {
+    name,
+    methods: ["GET"],
+    route: spec.collectionRoute,
+    authLevel: "function",
+    doc: {
+      tag: spec.tag,
+      apiVersions: spec.apiVersions,
+      summary: `List ${spec.noun}s`,
+      pathParameters: spec.collectionPath,
+      paged: true,
+      responses: [
+        {
+          status: 200,
+          description: `A page of ${spec.noun}s; follow nextLink until it is absent`,
+          schema: listSchema(spec.resourceSchema),
+          example: { value: [spec.examples.resource] },
+        },
+      ],
+      errors: [400],
+    },
+    handler: async (request, _context, services) => {
+      checkApiVersion(request, spec.apiVersions);
+      const path = parseOrThrow(spec.collectionPath, request.params);
+      const page = await spec.service(services).list(path, readPageRequest(request));
+      return jsonResponse(200, listBody(request, page, services.config));
+    },
+  };
+}
+
+/** GET of one resource (also how it is imported); 304 when If-None-Match names its ETag. */
+export function getRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+  return {
+    name,
+    methods: ["GET"],
+    route: spec.itemRoute,
+    authLevel: "function",
+    doc: {
+      ...itemDoc(spec),
+      summary: `Get (or import) a ${spec.noun}`,
+      responses: [
+        { status: 200, description: `The ${spec.noun}, with its ETag`, ...resourceDoc(spec) },
+        { status: 304, description: "Not modified: If-None-Match names the current ETag" },
+      ],
+      errors: [400, 404],
+    },
+    handler: async (request, _context, services) => {
+      const { resource, etag } = await spec.service(services).get(itemPathOf(spec, request));
+      if (isNotModified(readPreconditions(request).ifNoneMatch, etag)) return notModified(etag);
+      return jsonResponse(200, resource, etag);
+    },
+  };
+}
+
+/** PUT: create (201) or replace (200), honouring If-Match and If-None-Match. */
+export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+  return {
+    name,
+    methods: ["PUT"],
+    route: spec.itemRoute,
+    authLevel: spec.writeAuthLevel ?? "function",
+    doc: {
+      ...itemDoc(spec),
+      summary: `Create or replace a ${spec.noun}`,
+      requestBody: writeBody(spec.putBody, spec.examples.put),
+      responses: [
+        { status: 200, description: "Replaced", ...resourceDoc(spec) },
+        { status: 201, description: "Created", ...resourceDoc(spec) },
+      ],
+      errors: [400, 409, 412, 413, 415],
+    },
+    handler: async (request, _context, services) => {
+      const path = itemPathOf(spec, request);
+      const put = await bodyOf(request, spec.putBody);
+      const { versioned, created } = await spec.service(services).put(path, put, readPreconditions(request));
+      return jsonResponse(created ? 201 : 200, versioned.resource, versioned.etag);
+    },
+  };
+}
+
+/** PATCH: change some fields of an existing resource, applied to its latest version. */
+export function patchRoute<C, I, R, P, Q>(
+  name: string,
+  spec: ResourceSpec<C, I, R, P, Q>,
+  patchBody: z.ZodType<Q>,
+): RouteDefinition {
+  return {
+    name,
+    methods: ["PATCH"],
+    route: spec.itemRoute,
+    authLevel: spec.writeAuthLevel ?? "function",
+    doc: {
+      ...itemDoc(spec),
+      summary: `Change some fields of a ${spec.noun}`,
+      requestBody: writeBody(patchBody, spec.examples.patch ?? {}),
+      responses: [{ status: 200, description: "Changed", ...resourceDoc(spec) }],
+      errors: [400, 404, 409, 412, 413, 415],
+    },
+    handler: async (request, _context, services) => {
+      const service = spec.service(services);
+      if (!service.patch) throw new Error(`${name}: a PATCH route without a patch operation`);
+      const path = itemPathOf(spec, request);
+      const patch = await bodyOf(request, patchBody);
+      const { resource, etag } = await service.patch(path, patch, readPreconditions(request));
+      return jsonResponse(200, resource, etag);
+    },
+  };
+}
+
+/** DELETE: 200 when it deleted, 204 when there was nothing to delete, 412 when If-Match fails. */
+export function deleteRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+  return {
+    name,
+    methods: ["DELETE"],
+    route: spec.itemRoute,
+    authLevel: spec.writeAuthLevel ?? "function",
+    doc: {
+      ...itemDoc(spec),
+      summary: `Delete a ${spec.noun}`,
+      responses: [
+        { status: 200, description: "Deleted" },
+        { status: 204, description: "There was nothing to delete" },
+      ],
+      errors: [400, 412],
+    },
+    handler: async (request, _context, services) => {
+      const existed = await spec
+        .service(services)
+        .delete(itemPathOf(spec, request), readPreconditions(request));
+      return existed ? deleted() : noContent();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
+import { QUEUE_ENDPOINT_PATH } from "../../common/arm-path";
+import { endpointExamples } from "../../endpoints/endpoint-examples";
+import { endpointPathSchema, instancePathSchema } from "../../endpoints/endpoint-path";
+import { endpointPatchSchema, endpointPutSchema, queueEndpointSchema } from "../../endpoints/endpoint-schema";
+import { deleteRoute, getRoute, listRoute, patchRoute, putRoute, resourceSpec } from "../resource-operations";
+import type { RouteDefinition } from "../route";
+
+const endpoints = resourceSpec({
+  noun: "queue endpoint",
+  tag: "QueueEndpoint",
+  collectionRoute: QUEUE_ENDPOINT_PATH.collection.route,
+  itemRoute: QUEUE_ENDPOINT_PATH.route,
+  apiVersions: RESOURCE_API_VERSIONS,
+  collectionPath: instancePathSchema,
+  itemPath: endpointPathSchema,
+  putBody: endpointPutSchema,
+  resourceSchema: queueEndpointSchema,
+  examples: endpointExamples,
+  service: (services) => services.endpoints,
+});
+
+export const endpointRoutes: RouteDefinition[] = [
+  listRoute("queueEndpoints-list", endpoints),
+  getRoute("queueEndpoints-get", endpoints),
+  putRoute("queueEndpoints-put", endpoints),
+  deleteRoute("queueEndpoints-delete", endpoints),
+  patchRoute("queueEndpoints-patch", endpoints, endpointPatchSchema),
+];

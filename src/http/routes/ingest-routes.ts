@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
+import { TWIN_EVENTS_PATH } from "../../common/arm-path";
+import { type ErrorDetail, InvalidRequestContent, UnsupportedMediaType } from "../../common/errors";
+import { instancePathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
+import { CLOUD_EVENT_MEDIA_TYPES, type CloudEvent, cloudEventSchema } from "../../events/cloud-event";
+import { eventBytes, MAX_EVENT_BYTES } from "../../events/queue-message";
+import { checkApiVersion } from "../api-version";
+import { readJsonBody } from "../request-body";
+import { jsonResponse } from "../responses";
+import type { RouteDefinition } from "../route";
+import { parseOrThrow } from "../validation";
+
+function mediaType(header: string | null): string {
+  return (header?.split(";")[0] ?? "").trim().toLowerCase();
+}
+
+/** Every event checked; a 400 lists each bad one by its index, e.g. target `[3].specversion`. */
+export function validateEvents(body: unknown): CloudEvent[] {
+  const candidates = Array.isArray(body) ? body : [body];
+  if (candidates.length === 0) throw new InvalidRequestContent("The batch holds no events.");
+  const details: ErrorDetail[] = [];
+  const events: CloudEvent[] = [];
+  let invalid = 0;
+  candidates.forEach((candidate, index) => {
+    const problems = eventProblems(candidate, index);
+    if (problems.length > 0) {
+      invalid++;
+      details.push(...problems);
+    } else {
+      events.push(candidate as CloudEvent);
+    }
+  });
+  if (invalid > 0) {
+    throw new InvalidRequestContent(
+      `${invalid} of ${candidates.length} events are invalid; nothing was accepted.`,
+      details[0]?.target,
+      details,
+    );
+  }
+  return events;
+}
+
+function eventProblems(candidate: unknown, index: number): ErrorDetail[] {
+  try {
+    const event = parseOrThrow(cloudEventSchema, candidate);
+    if (eventBytes(event) <= MAX_EVENT_BYTES) return [];
+    return [
+      {
+        code: "EventTooLarge",
+        message: `Event ${index} is over the ${MAX_EVENT_BYTES}-byte limit of one event.`,
+        target: `[${index}]`,
+      },
+    ];
+  } catch (error) {
+    if (!(error instanceof InvalidRequestContent)) throw error;
+    return error.details.map((detail) => ({
+      ...detail,
+      message: `Event ${index}: ${detail.message}`,
+      target: detail.target ? `[${index}].${detail.target}` : `[${index}]`,
+    }));
+  }
+}
+
+export const ingestRoutes: RouteDefinition[] = [
+  {
+    name: "twinEvents-ingest",
+    methods: ["POST"],
+    route: TWIN_EVENTS_PATH.route,
+    authLevel: "function",
+    doc: {
+      summary: "Ingest CloudEvents for a twins instance; 202 once they are durably queued",
+      tag: "TwinEvents",
+      pathParameters: instancePathSchema,
+      apiVersions: RESOURCE_API_VERSIONS,
+      requestBody: {
+        schema: z.union([cloudEventSchema, z.array(cloudEventSchema).min(1)]),
+        example: [
+          {
+            id: "evt-1",
+            source: "/factory/line-1",
+            specversion: "1.0",
+            type: "Microsoft.DigitalTwins.Twin.Update",
+            time: "2026-11-22T08:00:00Z",
+            data: { temperature: 21.5 },
+          },
+        ],
+        contentTypes: CLOUD_EVENT_MEDIA_TYPES,
+      },
+      responses: [
+        {
+          status: 202,
+          description: "Every event is on the twin-events queue",
+          schema: z.object({ accepted: z.number().int().positive() }),
+          example: { accepted: 1 },
+        },
+      ],
+      errors: [400, 413, 415],
+    },
+    handler: async (request, _context, { eventPublisher }) => {
+      checkApiVersion(request, RESOURCE_API_VERSIONS);
+      const instance = parseOrThrow(instancePathSchema, request.params);
+      const body = await readJsonBody(request);
+      if (
+        !(CLOUD_EVENT_MEDIA_TYPES as readonly string[]).includes(
+          mediaType(request.headers.get("content-type")),
+        )
+      ) {
+        throw new UnsupportedMediaType(
+          `Events must be sent as ${CLOUD_EVENT_MEDIA_TYPES.join(", ")}.`,
+          "Content-Type",
+        );
+      }
+      const accepted = await eventPublisher.publish(twinsInstanceId(instance), validateEvents(body));
+      return jsonResponse(202, { accepted });
+    },
+  },
+];

@@ -1,0 +1,218 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+} from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { freePort } from "../../dev/ports";
+import { codeBlocks, ROOT, readPage } from "./doc-blocks";
+
+// The README's walkthrough, run as a newcomer runs it: in a fresh copy of the repository, the stack
+// started as the README says, then every command between the walkthrough markers, in order, in one
+// bash session with `set -e`. Each must exit 0 and print what the README promises.
+
+jest.setTimeout(420_000);
+
+const PORT_VARIABLES = ["PORT", "AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "COSMOS_PORT", "SERVICEBUS_PORT"];
+const readme = readPage("README.md");
+
+/** The ```sh blocks between <!-- walkthrough:start --> and <!-- walkthrough:end -->. */
+function walkthroughCommands(): string[] {
+  const start = readme.indexOf("<!-- walkthrough:start -->");
+  const end = readme.indexOf("<!-- walkthrough:end -->");
+  if (start === -1 || end < start)
+    throw new Error("README.md has no walkthrough:start / walkthrough:end markers");
+  return codeBlocks("README.md", readme.slice(start, end))
+    .filter((block) => block.language === "sh")
+    .map((block) => block.code);
+}
+
+/** The settings of the README's start command for the walkthrough, `NAME=value … npm start`. */
+function startSettings(): Record<string, string> {
+  const before = readme.slice(0, readme.indexOf("<!-- walkthrough:start -->"));
+  const command = before
+    .split("\n")
+    .reverse()
+    .find((line) => /^(?:[A-Z_]+=\S+\s+)+npm start$/.test(line.trim()));
+  if (command === undefined)
+    throw new Error("README.md shows no `NAME=value npm start` before the walkthrough");
+  return Object.fromEntries(
+    [...command.matchAll(/([A-Z_]+)=(\S+)/g)].map((match) => [match[1] as string, match[2] as string]),
+  );
+}
+
+/** The test's environment without anything that would point the stack or the commands elsewhere. */
+function cleanEnvironment(): NodeJS.ProcessEnv {
+  const local = [
+    "PORT",
+    "LOCAL_DATA_DIR",
+    "LOCAL_SETTINGS_FILE",
+    "FUNCTION_KEY",
+    "MASTER_KEY",
+    "BASE_URL",
+    "EXAMPLE_TOPIC",
+    "SERVICEBUS_CONNECTION",
+    "UNREACHABLE_CONNECTION",
+    "DEAD_LETTER_URL",
+    "SERVICEBUS_SUBSCRIPTIONS",
+  ];
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) =>
+        !name.startsWith("AzureWebJobsStorage") &&
+        !name.startsWith("COSMOS_") &&
+        !name.startsWith("SECRETS_ENCRYPTION_") &&
+        !name.startsWith("DELIVERY_") &&
+        !local.includes(name),
+    ),
+  );
+}
+
+/** The repository as a clone has it (tracked and not ignored files), sharing node_modules. */
+function freshCopy(): string {
+  const copy = mkdtempSync(path.join(os.tmpdir(), "walkthrough-clone-"));
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter((file) => file !== "" && existsSync(path.join(ROOT, file)));
+  for (const file of files) {
+    mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
+    cpSync(path.join(ROOT, file), path.join(copy, file));
+  }
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
+  // What `npm start` does before it starts the stack (its install step has nothing to do here).
+  execFileSync("npm", ["run", "build:service"], { cwd: copy, stdio: "ignore" });
+  return copy;
+}
+
+async function freePorts(): Promise<Record<string, string>> {
+  const ports = new Set<number>();
+  while (ports.size < PORT_VARIABLES.length) ports.add(await freePort());
+  const values = [...ports];
+  return Object.fromEntries(PORT_VARIABLES.map((variable, index) => [variable, String(values[index])]));
+}
+
+function collect(child: ChildProcess): () => string {
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  return () => output;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+let copy: string;
+let stack: ChildProcess | undefined;
+let stackOutput: () => string = () => "";
+let ports: Record<string, string>;
+
+beforeAll(async () => {
+  copy = freshCopy();
+  ports = await freePorts();
+  stack = spawn(process.execPath, [path.join("dist", "dev", "start.js")], {
+    cwd: copy,
+    env: { ...cleanEnvironment(), ...ports, ...startSettings() },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  stackOutput = collect(stack);
+  const deadline = Date.now() + 120_000;
+  while (!stackOutput().includes("Local stack is running")) {
+    if (stack.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`the stack did not come up:\n${stackOutput()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (stack && stack.exitCode === null && stack.signalCode === null) {
+    stack.kill("SIGTERM");
+    const timer = setTimeout(() => stack?.kill("SIGKILL"), 60_000);
+    await exited(stack);
+    clearTimeout(timer);
+  }
+  if (copy) {
+    // The link first, so that nothing below it is removed with the copy.
+    unlinkSync(path.join(copy, "node_modules"));
+    rmSync(copy, { recursive: true, force: true });
+  }
+}, 90_000);
+
+it("starts with the README's settings and writes the env file the commands source", () => {
+  expect(startSettings()).toEqual({
+    DELIVERY_MAX_ATTEMPTS: expect.any(String),
+    DELIVERY_BACKOFF_BASE_SECONDS: expect.any(String),
+    DELIVERY_BACKOFF_CAP_SECONDS: expect.any(String),
+  });
+  expect(stackOutput()).toContain("source .local/local.env");
+  const file = readFileSync(path.join(copy, ".local", "local.env"), "utf8");
+  for (const name of [
+    "BASE_URL",
+    "FUNCTION_KEY",
+    "MASTER_KEY",
+    "EXAMPLE_TOPIC",
+    "SERVICEBUS_CONNECTION",
+    "UNREACHABLE_CONNECTION",
+    "DEAD_LETTER_URL",
+  ]) {
+    expect(file).toMatch(new RegExp(`^export ${name}=`, "m"));
+  }
+  expect(file).toContain(`export BASE_URL=http://127.0.0.1:${ports.PORT}\n`);
+});
+
+it("runs every walkthrough command as written: a profile, an event received, a dead letter, an assessment", async () => {
+  const commands = walkthroughCommands();
+  expect(commands.length).toBeGreaterThanOrEqual(5);
+  // Markers between the blocks tell which one was running when something failed.
+  const script = [
+    "set -e",
+    ...commands.flatMap((code, index) => [`echo '@@ block ${index + 1} @@'`, code]),
+    "echo '@@ done @@'",
+  ].join("\n");
+  // The commands see the ports the stack was started on, as a shell that exported them would.
+  const bash = spawn("bash", ["-c", script], {
+    cwd: copy,
+    env: { ...cleanEnvironment(), ...ports },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = collect(bash);
+  const code = await exited(bash);
+  const shown = `${output()}\n--- stack ---\n${stackOutput().slice(-4000)}`;
+  expect({ code, output: code === 0 ? "" : shown }).toEqual({ code: 0, output: "" });
+  expect(output()).toContain("@@ done @@");
+
+  const text = output();
+  // 1. The profile was created, read, changed and listed; credentials in content were refused.
+  expect(text).toContain('"id":"warehouse-sso"');
+  expect(text).toContain('\\"App_ID\\":\\"renamed\\"');
+  expect(text).toMatch(/"code":"InvalidRequestContent".*Password/);
+  // 2. The endpoint answered with its key masked, the event arrived, the undeliverable one became a blob.
+  expect(text).toContain("SharedAccessKey=***");
+  expect(text).not.toContain("SharedAccessKey=SAS_KEY_VALUE");
+  expect(text).toContain('{"accepted":1}');
+  expect(text).toContain("message evt-1");
+  expect(text).toContain('"cloudEvents:type":"Twin.Update"');
+  expect(text).toContain('{"temperature":21.5}');
+  expect(text).toMatch(/^unreachable\/\d{4}\/\d{2}\/\d{2}\/\d{2}\/evt-2\.json$/m);
+  expect(text).toContain('"deadletterreason":"MaxDeliveryAttemptsExceeded"');
+  expect(text).toContain('"id":"evt-2"');
+  // 3. The seeded assessment, looked up with two api-versions, and its project's list.
+  expect(text.match(/"name":"web-tier-aks"/g)?.length).toBeGreaterThanOrEqual(3);
+  expect(text).toContain('"type":"Microsoft.Migrate/assessmentProjects/clusterAssessments"');
+});

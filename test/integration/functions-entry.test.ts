@@ -1,0 +1,169 @@
+import { readdirSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import { methodsOf } from "../../src/http/method-not-allowed";
+import { queueFunctions } from "../../src/triggers/queue-functions";
+import { routes } from "../../src/triggers/routes";
+
+// The built entry points (package.json "main", what the Functions worker loads; global setup builds
+// them) must register the whole route table and every queue function with @azure/functions, and
+// refuse to start on a bad setting, naming it.
+const ROOT = path.join(__dirname, "..", "..");
+
+/** The files package.json's "main" glob names, e.g. dist/functions/*.js. */
+function entryPoints(): string[] {
+  const main = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { main: string }).main;
+  const directory = path.join(ROOT, path.dirname(main));
+  const pattern = new RegExp(`^${path.basename(main).replace(".", "\\.").replace("*", ".*")}$`);
+  return readdirSync(directory)
+    .filter((file) => pattern.test(file))
+    .map((file) => path.join(directory, file));
+}
+const validEnv = {
+  COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
+  COSMOS_KEY: "key",
+  AzureWebJobsStorage: "UseDevelopmentStorage=true",
+  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+};
+
+interface Registration {
+  kind: "http" | "storageQueue";
+  name: string;
+  options: Record<string, unknown>;
+}
+
+function loadEntry(env: Record<string, string>): { registered: Registration[] } {
+  const saved = { ...process.env };
+  const registered: Registration[] = [];
+  try {
+    for (const key of Object.keys(validEnv)) delete process.env[key];
+    Object.assign(process.env, env);
+    jest.isolateModules(() => {
+      const functions = require("@azure/functions") as typeof import("@azure/functions");
+      jest.spyOn(functions.app, "http").mockImplementation((name, options) => {
+        registered.push({ kind: "http", name, options: options as unknown as Record<string, unknown> });
+      });
+      jest.spyOn(functions.app, "storageQueue").mockImplementation((name, options) => {
+        registered.push({
+          kind: "storageQueue",
+          name,
+          options: options as unknown as Record<string, unknown>,
+        });
+      });
+      for (const entry of entryPoints()) require(entry);
+    });
+  } finally {
+    process.env = saved;
+  }
+  return { registered };
+}
+
+describe("the built entry points", () => {
+  it("are what package.json main names: one file per kind of trigger", () => {
+    expect(
+      entryPoints()
+        .map((file) => path.basename(file))
+        .sort(),
+    ).toEqual(["http.js", "twin-events.js"]);
+  });
+
+  it("load with identity-based settings and no keys, as in Azure", () => {
+    const { COSMOS_KEY: _key, AzureWebJobsStorage: _storage, ...identity } = validEnv;
+    const { registered } = loadEntry({ ...identity, AzureWebJobsStorage__accountName: "twinsstorage" });
+    const templates = new Set(routes.map((route) => route.route));
+    expect(registered.length).toBe(routes.length + templates.size + queueFunctions.length);
+  });
+
+  it("registers every route of the table with its methods, template and auth level", () => {
+    const { registered } = loadEntry(validEnv);
+    const http = registered.filter(
+      (entry) => entry.kind === "http" && !entry.name.endsWith("-methodNotAllowed"),
+    );
+    expect(http.map((entry) => entry.name)).toEqual(routes.map((route) => route.name));
+    for (const route of routes) {
+      const entry = registered.find((candidate) => candidate.name === route.name);
+      expect(entry?.options).toMatchObject({
+        methods: route.methods,
+        route: route.route,
+        authLevel: route.authLevel,
+      });
+    }
+  });
+
+  describe("405 for the methods a route template does not take", () => {
+    // In Azure the host answers a method no function registered with a bare 404
+    // (Azure/azure-functions-host#10098): each template gets an anonymous companion answering 405.
+    const answerable = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+    const companions = () =>
+      loadEntry(validEnv).registered.filter((entry) => entry.name.endsWith("-methodNotAllowed"));
+
+    it("registers one companion per template, for every other method a Fetch Request can carry", () => {
+      const templates = [...new Set(routes.map((route) => route.route))];
+      const registered = companions();
+      expect(registered.map((entry) => entry.options.route)).toEqual(templates);
+      for (const entry of registered) {
+        const taken: string[] = methodsOf(routes.filter((route) => route.route === entry.options.route));
+        expect(entry.options).toMatchObject({ authLevel: "anonymous" });
+        expect([...(entry.options.methods as string[]), ...taken].sort()).toEqual([...answerable].sort());
+        expect(entry.options.methods).not.toContain("TRACE");
+      }
+    });
+
+    it("answers 405 in the error shape, with Allow and a request id", async () => {
+      const companion = companions().find(
+        (entry) => entry.options.route === "authenticationProfiles/{authenticationProfileName}",
+      );
+      const handler = companion?.options.handler as (
+        request: HttpRequest,
+        context: InvocationContext,
+      ) => Promise<HttpResponseInit>;
+      const response = await handler(
+        new HttpRequest({ method: "POST", url: "https://twins.azurewebsites.net/authenticationProfiles/a" }),
+        new InvocationContext(),
+      );
+      const headers = response.headers as Record<string, string>;
+      expect(response.status).toBe(405);
+      expect(headers.allow?.split(", ").sort()).toEqual(["DELETE", "GET", "PATCH", "PUT"]);
+      expect(headers["x-ms-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.jsonBody).toEqual({
+        error: { code: "MethodNotAllowed", message: expect.stringContaining("POST") },
+      });
+    });
+
+    it("is exact: no two templates of the table match the same path", () => {
+      const segments = (template: string) =>
+        template.split("/").map((segment) => (segment.startsWith("{") ? undefined : segment.toLowerCase()));
+      const overlap = (a: string, b: string) => {
+        const [left, right] = [segments(a), segments(b)];
+        return (
+          left.length === right.length &&
+          left.every((segment, i) => segment === undefined || right[i] === undefined || segment === right[i])
+        );
+      };
+      const templates = [...new Set(routes.map((route) => route.route))];
+      const overlapping = templates.flatMap((a, i) =>
+        templates
+          .slice(i + 1)
+          .filter((b) => overlap(a, b))
+          .map((b) => `${a} ~ ${b}`),
+      );
+      expect(overlapping).toEqual([]);
+      expect(overlap("things/{name}", "things/special")).toBe(true);
+    });
+  });
+
+  it("registers every queue function on its queue and connection", () => {
+    const { registered } = loadEntry({ ...validEnv, TWIN_EVENTS_QUEUE: "custom-events" });
+    const queues = registered.filter((entry) => entry.kind === "storageQueue");
+    expect(queues.map((entry) => entry.name)).toEqual(queueFunctions.map((definition) => definition.name));
+    expect(queues[0]?.options).toMatchObject({
+      queueName: "custom-events",
+      connection: "AzureWebJobsStorage",
+    });
+  });
+
+  it("stops at load with an error naming a missing setting", () => {
+    const { COSMOS_ENDPOINT: _omitted, ...withoutEndpoint } = validEnv;
+    expect(() => loadEntry(withoutEndpoint)).toThrow(/COSMOS_ENDPOINT/);
+  });
+});

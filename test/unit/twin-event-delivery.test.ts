@@ -1,0 +1,561 @@
+import type { ServiceBusMessage, ServiceBusMessageBatch } from "@azure/service-bus";
+import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
+import type { DeadLetterPlace, DeadLetterReason } from "../../src/delivery/dead-letter-writer";
+import type { DeliveryLogger } from "../../src/delivery/delivery-log";
+import type { RetryState } from "../../src/delivery/delivery-message";
+import type { PoisonRecord } from "../../src/delivery/delivery-queues";
+import type { EndpointSource } from "../../src/delivery/endpoint-cache";
+import type { SenderSource, TopicSender } from "../../src/delivery/endpoint-delivery";
+import {
+  type DeliveryDependencies,
+  type DeliverySettings,
+  TwinEventDelivery,
+} from "../../src/delivery/twin-event-delivery";
+import { type InstancePath, instanceKey } from "../../src/endpoints/endpoint-path";
+import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
+import type { CloudEvent } from "../../src/events/cloud-event";
+
+// TwinEventDelivery's decisions (deliver, retry, dead-letter, poison, discard) with fakes for every
+// dependency: no queue, no broker, no blob store, and a clock that stands still.
+const NOW = new Date("2026-11-22T08:00:00.000Z");
+const INSTANCE =
+  "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/plant";
+const INSTANCE_PATH: InstancePath = {
+  subscriptionId: "00000000-0000-0000-0000-000000000001",
+  resourceGroupName: "rg",
+  instanceName: "plant",
+};
+const SETTINGS: DeliverySettings = {
+  maxAttempts: 3,
+  ttlSeconds: 3600,
+  backoff: { baseSeconds: 10, capSeconds: 600 },
+};
+const KEY = "c2VjcmV0LWtleS1uZXZlci1sb2dnZWQ=";
+const SIGNATURE = "bmV2ZXItbG9nZ2VkLXNpZw%3D%3D";
+const POISON_QUEUE = "twin-events-poison";
+
+function connection(name: string, which: "primary" | "secondary"): string {
+  return `Endpoint=sb://${name}.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=${KEY}${which};EntityPath=${name}-topic`;
+}
+
+function endpoint(name: string, options: { deadLetter?: boolean } = {}): DeliveryEndpoint {
+  return {
+    id: `${INSTANCE}/endpoints/${name}`,
+    name,
+    topic: `${name}-topic`,
+    secrets: {
+      queuePrimaryConnectionString: connection(name, "primary"),
+      queueSecondaryConnectionString: connection(name, "secondary"),
+      ...(options.deadLetter !== false && {
+        deadLetterStorageSecret: `https://acct.blob.core.windows.net/dead-${name}?sv=2022-11-02&sig=${SIGNATURE}`,
+      }),
+    },
+  };
+}
+
+function unreadable(name: string): DeliveryEndpoint {
+  return {
+    id: `${INSTANCE}/endpoints/${name}`,
+    name,
+    topic: `${name}-topic`,
+    secretsUnreadable:
+      "Stored secrets were sealed with encryption key 0123456789abcdef, which this deployment does not have (current key fedcba9876543210). Configure that key in SECRETS_ENCRYPTION_KEY or SECRETS_ENCRYPTION_PREVIOUS_KEYS.",
+  };
+}
+
+function event(id: string): CloudEvent {
+  return { id, source: "/twins/test", specversion: "1.0", type: "Twin.Update", data: { id } };
+}
+
+/** The instance's endpoints, as the EndpointCache would give them. */
+class FakeEndpointSource implements EndpointSource {
+  readonly endpoints = new Map<string, DeliveryEndpoint[]>();
+  lookups = 0;
+  failure: Error | undefined;
+
+  constructor(endpoints: DeliveryEndpoint[]) {
+    this.endpoints.set(instanceKey(INSTANCE_PATH), endpoints);
+  }
+
+  async forInstance(instance: InstancePath): Promise<DeliveryEndpoint[]> {
+    this.lookups++;
+    if (this.failure) throw this.failure;
+    return this.endpoints.get(instanceKey(instance)) ?? [];
+  }
+}
+
+/** A broker per connection string: records what each topic was sent, or fails as told. */
+class FakeSenders implements SenderSource {
+  readonly sent: { connectionString: string; topic: string; ids: string[] }[] = [];
+  readonly failing = new Set<string>();
+
+  sender(connectionString: string, topic: string): TopicSender {
+    return {
+      createMessageBatch: async () => {
+        const messages: ServiceBusMessage[] = [];
+        return {
+          messages,
+          tryAddMessage: (message: ServiceBusMessage) => messages.push(message) > 0,
+        } as unknown as ServiceBusMessageBatch;
+      },
+      sendMessages: async (batch) => {
+        if (this.failing.has(connectionString)) {
+          // An SDK error may quote what it was given: delivery must not pass the key on.
+          throw Object.assign(new Error(`connection refused for ${connectionString}`), {
+            name: "ServiceBusError",
+          });
+        }
+        const messages = (batch as unknown as { messages: ServiceBusMessage[] }).messages;
+        this.sent.push({
+          connectionString,
+          topic,
+          ids: messages.map((message) => String(message.messageId)),
+        });
+      },
+    };
+  }
+
+  /** Both connection strings of the endpoint fail. */
+  fail(name: string): void {
+    this.failing.add(connection(name, "primary"));
+    this.failing.add(connection(name, "secondary"));
+  }
+
+  idsSentTo(name: string): string[] {
+    return this.sent.filter((send) => send.topic === `${name}-topic`).flatMap((send) => send.ids);
+  }
+}
+
+class FakeDeadLetterWriter {
+  readonly written: { endpoint: string; event: string; why: DeadLetterReason; at: Date }[] = [];
+  readonly failingEvents = new Set<string>();
+
+  async write(
+    target: DeliveryEndpoint,
+    deadEvent: CloudEvent,
+    why: DeadLetterReason,
+    at: Date,
+  ): Promise<DeadLetterPlace> {
+    if (this.failingEvents.has(deadEvent.id)) {
+      throw new Error(
+        `403 AuthorizationFailure for https://acct.blob.core.windows.net/dead-${target.name}/x.json?sv=2022-11-02&sig=${SIGNATURE}`,
+      );
+    }
+    this.written.push({ endpoint: target.name, event: deadEvent.id, why, at });
+    return { container: `dead-${target.name}`, blobName: deadLetterBlobName(target.name, deadEvent.id, at) };
+  }
+}
+
+type RetryHeader = { twinsInstanceId: string; receivedAt?: string; retry?: RetryState };
+
+class FakeQueues {
+  readonly poisonQueueName = POISON_QUEUE;
+  readonly retries: { message: RetryHeader; ids: string[]; delaySeconds: number }[] = [];
+  readonly poisoned: { record: PoisonRecord; ids: string[] }[] = [];
+  readonly poisonedMessages: { record: PoisonRecord; original: unknown }[] = [];
+
+  async scheduleRetry(message: RetryHeader, events: CloudEvent[], delaySeconds: number): Promise<void> {
+    this.retries.push({ message, ids: events.map((each) => each.id), delaySeconds });
+  }
+
+  async poisonEvents(record: PoisonRecord, events: CloudEvent[]): Promise<void> {
+    this.poisoned.push({ record, ids: events.map((each) => each.id) });
+  }
+
+  async poisonMessage(record: PoisonRecord, original: unknown): Promise<void> {
+    this.poisonedMessages.push({ record, original });
+  }
+}
+
+class CapturingLogger implements DeliveryLogger {
+  readonly lines: { level: "log" | "warn" | "error"; line: string }[] = [];
+  log(line: string): void {
+    this.lines.push({ level: "log", line });
+  }
+  warn(line: string): void {
+    this.lines.push({ level: "warn", line });
+  }
+  error(line: string): void {
+    this.lines.push({ level: "error", line });
+  }
+  matching(prefix: string): string[] {
+    return this.lines.filter((entry) => entry.line.startsWith(prefix)).map((entry) => entry.line);
+  }
+  text(): string {
+    return this.lines.map((entry) => entry.line).join("\n");
+  }
+}
+
+function setUp(endpoints: DeliveryEndpoint[], settings: DeliverySettings = SETTINGS) {
+  const endpointSource = new FakeEndpointSource(endpoints);
+  const senders = new FakeSenders();
+  const deadLetterWriter = new FakeDeadLetterWriter();
+  const deliveryQueues = new FakeQueues();
+  const logger = new CapturingLogger();
+  const dependencies: DeliveryDependencies = {
+    endpointSource,
+    senders,
+    deadLetterWriter,
+    deliveryQueues,
+    settings,
+    now: () => NOW,
+    random: () => 0,
+  };
+  const delivery = new TwinEventDelivery(dependencies);
+  return {
+    endpointSource,
+    senders,
+    deadLetterWriter,
+    deliveryQueues,
+    logger,
+    handle: (message: unknown) => delivery.handle(message, logger),
+  };
+}
+
+function message(ids: string[], extra: { receivedAt?: string; retry?: RetryState } = {}) {
+  return { twinsInstanceId: INSTANCE, events: ids.map(event), ...extra };
+}
+
+const RECEIVED_AT = "2026-11-22T07:59:00.000Z";
+
+describe("delivery to every endpoint", () => {
+  it("sends every event to each endpoint's topic, in order, and counts them delivered", async () => {
+    const kit = setUp([endpoint("a"), endpoint("b")]);
+    const counters = await kit.handle(message(["e1", "e2", "e3"], { receivedAt: RECEIVED_AT }));
+    expect(counters).toEqual({ delivered: 6, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2", "e3"]);
+    expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2", "e3"]);
+    expect(kit.senders.sent.every((send) => send.connectionString.includes("primary"))).toBe(true);
+    expect(kit.deliveryQueues.retries).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([]);
+    expect(kit.logger.lines).toEqual([]);
+  });
+
+  it("goes to the secondary connection when the primary fails, and counts the event delivered", async () => {
+    const kit = setUp([endpoint("a")]);
+    kit.senders.failing.add(connection("a", "primary"));
+    const counters = await kit.handle(message(["e1"]));
+    expect(counters.delivered).toBe(1);
+    expect(kit.senders.sent).toEqual([
+      { connectionString: connection("a", "secondary"), topic: "a-topic", ids: ["e1"] },
+    ]);
+    expect(kit.deliveryQueues.retries).toEqual([]);
+  });
+});
+
+describe("one endpoint failing", () => {
+  it("schedules a retry for that endpoint alone, with the backoff, and delivers to the others", async () => {
+    const kit = setUp([endpoint("a"), endpoint("b"), endpoint("c")]);
+    kit.senders.fail("b");
+    const counters = await kit.handle(message(["e1", "e2"], { receivedAt: RECEIVED_AT }));
+    expect(counters).toEqual({ delivered: 4, retried: 2, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
+    expect(kit.senders.idsSentTo("c")).toEqual(["e1", "e2"]);
+    expect(kit.deliveryQueues.retries).toHaveLength(1);
+    const [retry] = kit.deliveryQueues.retries;
+    expect(retry?.ids).toEqual(["e1", "e2"]);
+    expect(retry?.message).toEqual({
+      twinsInstanceId: INSTANCE,
+      receivedAt: RECEIVED_AT,
+      retry: { endpointName: "b", attempt: 1, lastError: expect.stringContaining("ServiceBusError") },
+    });
+    // Attempt 1 of base 10 s: 10 × 2^0, half fixed and half jitter (0 here).
+    expect(retry?.delaySeconds).toBe(5);
+    expect(kit.deadLetterWriter.written).toEqual([]);
+  });
+
+  it("doubles the backoff with each attempt, up to the cap", async () => {
+    const delays: number[] = [];
+    for (const attempt of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const kit = setUp([endpoint("b")], { ...SETTINGS, maxAttempts: 100 });
+      kit.senders.fail("b");
+      await kit.handle(
+        message(["e1"], {
+          receivedAt: RECEIVED_AT,
+          ...(attempt > 1 && { retry: { endpointName: "b", attempt: attempt - 1, lastError: "x" } }),
+        }),
+      );
+      delays.push(kit.deliveryQueues.retries[0]?.delaySeconds ?? -1);
+    }
+    expect(delays).toEqual([5, 10, 20, 40, 80, 160, 300, 300]);
+  });
+
+  it("never schedules a retry past the TTL: the last one comes when it runs out", async () => {
+    const kit = setUp([endpoint("b")], { ...SETTINGS, ttlSeconds: 63 });
+    kit.senders.fail("b");
+    // Received 60 s ago: 3 s of TTL left, less than the 5 s backoff.
+    await kit.handle(message(["e1"], { receivedAt: RECEIVED_AT }));
+    expect(kit.deliveryQueues.retries[0]?.delaySeconds).toBe(3);
+  });
+
+  it("starts the TTL at the first attempt when the producer gave no receivedAt", async () => {
+    const kit = setUp([endpoint("b")]);
+    kit.senders.fail("b");
+    await kit.handle(message(["e1"]));
+    expect(kit.deliveryQueues.retries[0]?.message.receivedAt).toBe(NOW.toISOString());
+  });
+});
+
+describe("a retry message", () => {
+  it("for endpoint X goes to X alone, never again to the endpoints that took the events", async () => {
+    const kit = setUp([endpoint("x"), endpoint("y")]);
+    const counters = await kit.handle(
+      message(["e1", "e2"], {
+        receivedAt: RECEIVED_AT,
+        retry: { endpointName: "X", attempt: 1, lastError: "ServiceBusError: timeout" },
+      }),
+    );
+    expect(counters).toEqual({ delivered: 2, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(kit.senders.idsSentTo("x")).toEqual(["e1", "e2"]);
+    expect(kit.senders.idsSentTo("y")).toEqual([]);
+  });
+
+  it("that fails again is retried for X alone, with the next attempt number", async () => {
+    const kit = setUp([endpoint("x"), endpoint("y")]);
+    kit.senders.fail("x");
+    await kit.handle(
+      message(["e1"], {
+        receivedAt: RECEIVED_AT,
+        retry: { endpointName: "x", attempt: 1, lastError: "ServiceBusError: timeout" },
+      }),
+    );
+    expect(kit.senders.idsSentTo("y")).toEqual([]);
+    expect(kit.deliveryQueues.retries.map((retry) => retry.message.retry)).toEqual([
+      { endpointName: "x", attempt: 2, lastError: expect.any(String) },
+    ]);
+    expect(kit.deliveryQueues.retries[0]?.delaySeconds).toBe(10);
+  });
+
+  it("for an endpoint deleted since is discarded and counted", async () => {
+    const kit = setUp([endpoint("y")]);
+    const counters = await kit.handle(
+      message(["e1", "e2"], { retry: { endpointName: "gone", attempt: 1, lastError: "x" } }),
+    );
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 2 });
+    expect(kit.senders.sent).toEqual([]);
+  });
+});
+
+describe("running out of attempts or time", () => {
+  it("dead-letters what the endpoint did not take after the last attempt, with the reason", async () => {
+    const kit = setUp([endpoint("b")]);
+    kit.senders.fail("b");
+    const counters = await kit.handle(
+      message(["e1", "e2"], {
+        receivedAt: RECEIVED_AT,
+        retry: { endpointName: "b", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
+      }),
+    );
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0 });
+    expect(kit.deliveryQueues.retries).toEqual([]);
+    expect(kit.deadLetterWriter.written).toEqual(
+      ["e1", "e2"].map((id) => ({
+        endpoint: "b",
+        event: id,
+        why: {
+          reason: "MaxDeliveryAttemptsExceeded",
+          attempts: SETTINGS.maxAttempts,
+          lastError: expect.stringContaining("ServiceBusError"),
+        },
+        at: NOW,
+      })),
+    );
+  });
+
+  it("dead-letters once the TTL has passed, even on the first attempt", async () => {
+    const kit = setUp([endpoint("b")]);
+    kit.senders.fail("b");
+    const expired = new Date(NOW.getTime() - SETTINGS.ttlSeconds * 1000).toISOString();
+    const counters = await kit.handle(message(["e1"], { receivedAt: expired }));
+    expect(counters.deadLettered).toBe(1);
+    expect(kit.deadLetterWriter.written.map((written) => written.why)).toEqual([
+      { reason: "TtlExpired", attempts: 1, lastError: expect.any(String) },
+    ]);
+    expect(kit.deliveryQueues.retries).toEqual([]);
+  });
+
+  it("poisons the events of an endpoint with no dead-letter secret, saying so", async () => {
+    const kit = setUp([endpoint("b", { deadLetter: false })]);
+    kit.senders.fail("b");
+    const counters = await kit.handle(
+      message(["e1", "e2"], {
+        receivedAt: RECEIVED_AT,
+        retry: { endpointName: "b", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
+      }),
+    );
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0 });
+    expect(kit.deadLetterWriter.written).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([
+      {
+        record: {
+          reason: "NoDeadLetterSecret",
+          detail: "MaxDeliveryAttemptsExceeded, and the endpoint has no deadLetterStorageSecret",
+          twinsInstanceId: INSTANCE,
+          endpointName: "b",
+          attempts: SETTINGS.maxAttempts,
+          lastError: expect.stringContaining("ServiceBusError"),
+        },
+        ids: ["e1", "e2"],
+      },
+    ]);
+  });
+
+  it("poisons the events whose dead-letter write failed, and dead-letters the rest", async () => {
+    const kit = setUp([endpoint("b")]);
+    kit.senders.fail("b");
+    kit.deadLetterWriter.failingEvents.add("e2");
+    const expired = new Date(NOW.getTime() - SETTINGS.ttlSeconds * 1000).toISOString();
+    const counters = await kit.handle(message(["e1", "e2", "e3"], { receivedAt: expired }));
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 1, discarded: 0 });
+    expect(kit.deadLetterWriter.written.map((written) => written.event)).toEqual(["e1", "e3"]);
+    expect(kit.deliveryQueues.poisoned).toEqual([
+      {
+        record: expect.objectContaining({
+          reason: "DeadLetterWriteFailed",
+          detail: expect.stringMatching(
+            /^TtlExpired; the dead-letter write failed: Error: 403 AuthorizationFailure/,
+          ),
+          endpointName: "b",
+          attempts: 1,
+        }),
+        ids: ["e2"],
+      },
+    ]);
+    expect(JSON.stringify(kit.deliveryQueues.poisoned)).not.toContain(SIGNATURE);
+  });
+});
+
+describe("an endpoint whose secrets cannot be opened", () => {
+  it("holds up only itself: the others deliver, its events are retried with the reason", async () => {
+    const kit = setUp([endpoint("a"), unreadable("sealed"), endpoint("c")]);
+    const counters = await kit.handle(message(["e1"], { receivedAt: RECEIVED_AT }));
+    expect(counters).toEqual({ delivered: 2, retried: 1, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(kit.senders.idsSentTo("a")).toEqual(["e1"]);
+    expect(kit.senders.idsSentTo("c")).toEqual(["e1"]);
+    expect(kit.deliveryQueues.retries.map((retry) => retry.message.retry)).toEqual([
+      {
+        endpointName: "sealed",
+        attempt: 1,
+        lastError: expect.stringMatching(
+          /^the endpoint's secrets cannot be opened: Stored secrets were sealed/,
+        ),
+      },
+    ]);
+    expect(kit.logger.matching("twin events delivery failed, retry scheduled:")[0]).toContain(
+      'error="SecretsUnreadable"',
+    );
+  });
+
+  it("is poisoned when its attempts run out, as it cannot be dead-lettered, with the reason", async () => {
+    const kit = setUp([endpoint("a"), unreadable("sealed")]);
+    const counters = await kit.handle(
+      message(["e1", "e2"], {
+        receivedAt: RECEIVED_AT,
+        retry: { endpointName: "sealed", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
+      }),
+    );
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0 });
+    expect(kit.senders.sent).toEqual([]);
+    expect(kit.deadLetterWriter.written).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([
+      {
+        record: expect.objectContaining({
+          reason: "SecretsUnreadable",
+          detail: expect.stringMatching(
+            /^MaxDeliveryAttemptsExceeded, and the endpoint's secrets cannot be opened: Stored secrets were sealed with encryption key 0123456789abcdef/,
+          ),
+          endpointName: "sealed",
+          attempts: SETTINGS.maxAttempts,
+        }),
+        ids: ["e1", "e2"],
+      },
+    ]);
+    expect(kit.logger.matching("twin event poisoned:")).toHaveLength(2);
+  });
+});
+
+describe("messages delivery cannot place", () => {
+  it("discards and counts the events of an instance with no endpoints", async () => {
+    const kit = setUp([]);
+    const counters = await kit.handle(message(["e1", "e2", "e3"]));
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 3 });
+    expect(kit.endpointSource.lookups).toBe(1);
+    expect(kit.senders.sent).toEqual([]);
+    expect(kit.deliveryQueues.retries).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([]);
+  });
+
+  it("poisons a message that is not a twin-events message, whole, without looking up endpoints", async () => {
+    const kit = setUp([endpoint("a")]);
+    const original = { twinsInstanceId: INSTANCE, events: [] };
+    const counters = await kit.handle(original);
+    expect(counters.poisoned).toBe(1);
+    expect(kit.deliveryQueues.poisonedMessages).toEqual([
+      { record: { reason: "InvalidMessage", detail: expect.stringContaining("events") }, original },
+    ]);
+    expect(kit.endpointSource.lookups).toBe(0);
+  });
+
+  it("poisons the events of a message whose twinsInstanceId is not an instance id", async () => {
+    const kit = setUp([endpoint("a")]);
+    const counters = await kit.handle({ twinsInstanceId: "/not/an/instance", events: [event("e1")] });
+    expect(counters.poisoned).toBe(1);
+    expect(kit.deliveryQueues.poisoned[0]?.record.reason).toBe("UnknownInstance");
+  });
+
+  it("throws when the endpoints cannot be read, having sent nothing, so the host retries the message", async () => {
+    const kit = setUp([endpoint("a")]);
+    kit.endpointSource.failure = new Error("ServiceUnavailable");
+    await expect(kit.handle(message(["e1"]))).rejects.toThrow("ServiceUnavailable");
+    expect(kit.senders.sent).toEqual([]);
+    expect(kit.deliveryQueues.retries).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([]);
+  });
+});
+
+describe("the log", () => {
+  it("has one line per retry scheduled, per event dead-lettered and per event poisoned, and no secret", async () => {
+    const kit = setUp([endpoint("retried"), endpoint("dead"), endpoint("poisoned", { deadLetter: false })]);
+    for (const name of ["retried", "dead", "poisoned"]) kit.senders.fail(name);
+    kit.endpointSource.endpoints.set(instanceKey(INSTANCE_PATH), [endpoint("retried")]);
+    await kit.handle(message(["r1", "r2"], { receivedAt: RECEIVED_AT }));
+    kit.endpointSource.endpoints.set(instanceKey(INSTANCE_PATH), [
+      endpoint("dead"),
+      endpoint("poisoned", { deadLetter: false }),
+    ]);
+    const expired = new Date(NOW.getTime() - SETTINGS.ttlSeconds * 1000).toISOString();
+    await kit.handle(message(["d1", "d2", "d3"], { receivedAt: expired }));
+
+    const retried = kit.logger.matching("twin events delivery failed, retry scheduled:");
+    expect(retried).toEqual([
+      expect.stringContaining(`instance="${INSTANCE}" endpoint="retried" events=2 attempt=1`),
+    ]);
+    expect(retried[0]).toContain('error="ServiceBusError"');
+    expect(retried[0]).toContain(`nextRetryAt="${new Date(NOW.getTime() + 5000).toISOString()}"`);
+
+    const deadLettered = kit.logger.matching("twin event dead-lettered:");
+    expect(deadLettered).toHaveLength(3);
+    expect(deadLettered[0]).toContain('endpoint="dead" event="d1" reason="TtlExpired" attempts=1');
+    expect(deadLettered[0]).toContain(
+      `container="dead-dead" blob="${deadLetterBlobName("dead", "d1", NOW)}"`,
+    );
+
+    const poisoned = kit.logger.matching("twin event poisoned:");
+    expect(poisoned).toHaveLength(3);
+    expect(poisoned.map((line) => /event="([^"]+)"/.exec(line)?.[1])).toEqual(["d1", "d2", "d3"]);
+    expect(poisoned[0]).toContain(`endpoint="poisoned"`);
+    expect(poisoned[0]).toContain(`reason="NoDeadLetterSecret" queue="${POISON_QUEUE}"`);
+
+    // Nothing else is logged; retries and dead letters are warnings, poisoned events errors.
+    expect(kit.logger.lines).toHaveLength(7);
+    const levels = (prefix: string) =>
+      kit.logger.lines.filter((entry) => entry.line.startsWith(prefix)).map((entry) => entry.level);
+    expect(levels("twin events delivery failed")).toEqual(["warn"]);
+    expect(levels("twin event dead-lettered:")).toEqual(["warn", "warn", "warn"]);
+    expect(levels("twin event poisoned:")).toEqual(["error", "error", "error"]);
+    const text = kit.logger.text();
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(SIGNATURE);
+    expect(text).toContain("SharedAccessKey=***");
+  });
+});
