@@ -1,14 +1,23 @@
 import { z } from "zod";
-import { parseConnectionString } from "./connection-string";
-import { deadLetterProblems } from "./dead-letter-secret";
+import { type ConnectionString, parseConnectionString } from "./connection-string";
+import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
 
-const connectionStringSchema = z.string().superRefine((text, ctx) => {
+/**
+ * The secrets are parsed here, once: a body carries them on as typed values, from which the
+ * service checks hosts and topic, seals the text and masks the response.
+ */
+const connectionStringSchema = z.string().transform((text, ctx): ConnectionString => {
   const result = parseConnectionString(text);
-  if (!result.ok) for (const problem of result.problems) ctx.addIssue({ code: "custom", message: problem });
+  if (result.ok) return result.value;
+  for (const problem of result.problems) ctx.addIssue({ code: "custom", message: problem });
+  return z.NEVER;
 });
 
-const deadLetterSecretSchema = z.string().superRefine((text, ctx) => {
-  for (const problem of deadLetterProblems(text)) ctx.addIssue({ code: "custom", message: problem });
+const deadLetterSecretSchema = z.string().transform((text, ctx): DeadLetterSecret => {
+  const result = parseDeadLetterSecret(text);
+  if (result.ok) return result.value;
+  for (const problem of result.problems) ctx.addIssue({ code: "custom", message: problem });
+  return z.NEVER;
 });
 
 /** PUT body; `id`, `name` and `twinsInstanceId` may be echoed back, only with their current values. */
@@ -43,7 +52,10 @@ export const endpointSecretsSchema = z.object({
   deadLetterStorageSecret: z.string().optional(),
 });
 
-export type EndpointPut = z.infer<typeof endpointPutSchema>;
-export type EndpointPatch = z.infer<typeof endpointPatchSchema>;
+export type EndpointPut = z.output<typeof endpointPutSchema>;
+export type EndpointPatch = z.output<typeof endpointPatchSchema>;
+/** A body as sent (the secrets still text): the API description's examples. */
+export type EndpointPutInput = z.input<typeof endpointPutSchema>;
+export type EndpointPatchInput = z.input<typeof endpointPatchSchema>;
 export type QueueEndpoint = z.infer<typeof queueEndpointSchema>;
 export type EndpointSecrets = z.infer<typeof endpointSecretsSchema>;

@@ -34,6 +34,20 @@ export type MaskedSecrets = Pick<
   "queuePrimaryConnectionString" | "queueSecondaryConnectionString" | "deadLetterStorageSecret"
 >;
 
+/**
+ * Secrets to check before a write: values the request body parsed already, or text kept from the
+ * stored document (a PATCH keeps what it does not change), parsed here.
+ */
+export interface EndpointSecretsToCheck {
+  queuePrimaryConnectionString: ConnectionString | string;
+  queueSecondaryConnectionString: ConnectionString | string;
+  deadLetterStorageSecret?: DeadLetterSecret | string;
+}
+
+function parsedConnection(secret: ConnectionString | string): ParseResult {
+  return typeof secret === "string" ? parseConnectionString(secret) : { ok: true, value: secret };
+}
+
 function topicOf(parsed: ParseResult): string {
   return parsed.ok ? parsed.value.parts.entityPath : "";
 }
@@ -52,15 +66,18 @@ function details(target: keyof EndpointSecrets, problems: string[]): ErrorDetail
  * current rules) and points where the allow-list admits. Throws the 400 that says what is wrong.
  */
 export function parseEndpointSecrets(
-  secrets: EndpointSecrets,
+  secrets: EndpointSecretsToCheck,
   allowList: EndpointAllowList,
 ): ParsedEndpointSecrets {
-  const primary = parseConnectionString(secrets.queuePrimaryConnectionString);
-  const secondary = parseConnectionString(secrets.queueSecondaryConnectionString);
+  const primary = parsedConnection(secrets.queuePrimaryConnectionString);
+  const secondary = parsedConnection(secrets.queueSecondaryConnectionString);
+  const stored = secrets.deadLetterStorageSecret;
   const deadLetter: DeadLetterParseResult | undefined =
-    secrets.deadLetterStorageSecret === undefined
+    stored === undefined
       ? undefined
-      : parseDeadLetterSecret(secrets.deadLetterStorageSecret);
+      : typeof stored === "string"
+        ? parseDeadLetterSecret(stored)
+        : { ok: true, value: stored };
   if (topicOf(primary) !== topicOf(secondary)) {
     throw new InvalidRequestContent(
       "queueSecondaryConnectionString must name the same topic (EntityPath) as queuePrimaryConnectionString.",

@@ -25,6 +25,7 @@ import {
   type QueueEndpoint,
 } from "./endpoint-schema";
 import {
+  type EndpointSecretsToCheck,
   type MaskedSecrets,
   maskedSecrets,
   maskedStoredSecrets,
@@ -159,7 +160,7 @@ export class EndpointService
       preconditions,
       (existing) => {
         const current = this.openSecrets(existing);
-        const merged: EndpointSecrets = {
+        const merged: EndpointSecretsToCheck = {
           queuePrimaryConnectionString:
             body.queuePrimaryConnectionString ?? current.queuePrimaryConnectionString,
           queueSecondaryConnectionString:

@@ -22,7 +22,8 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   tag: string;
   /** What GET answers: the handler's output, described. */
   resourceSchema: z.ZodType<Resource>;
-  examples: { put: Put; resource: Resource; patch?: Patch };
+  /** Bodies as sent (a schema may turn what it reads into richer values), and a resource as answered. */
+  examples: { put: unknown; resource: Resource; patch?: unknown };
   collectionRoute: string;
   itemRoute: string;
   apiVersions: readonly string[];
