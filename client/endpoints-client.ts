@@ -2,15 +2,26 @@ import { autoName } from "./auto-name";
 import type { CallOptions, ListOptions, MatchOptions, PageOptions, WriteOptions } from "./client-options";
 import type { PagedAsyncIterable } from "./paged-list";
 import type { ResourceCalls } from "./resource-calls";
-import { endpointPath } from "./resource-paths";
+import { endpointPath, redeliverDeadLettersPath } from "./resource-paths";
 import type {
   Page,
   PutResult,
   QueueEndpoint,
   QueueEndpointInput,
   QueueEndpointPatch,
+  RedeliverDeadLettersInput,
+  RedeliveryResult,
   WithEtag,
 } from "./types";
+
+export interface RedeliverDeadLettersOptions extends CallOptions {
+  /** Dead letters written at or after this time; default: no lower bound. */
+  from?: Date | string;
+  /** Dead letters written at or before this time; default: no upper bound. */
+  to?: Date | string;
+  /** Also redeliver those an earlier run marked `redelivered`. Default false. */
+  force?: boolean;
+}
 
 export interface CreateEndpointOptions extends CallOptions {
   /** The endpoint's name; absent, it is `<logicalName>-<7 random chars>`. */
@@ -72,6 +83,28 @@ export class EndpointsClient {
     options?: MatchOptions,
   ): Promise<WithEtag<QueueEndpoint>> {
     return this.calls.patch(endpointPath(twinsInstanceId, name), patch, options);
+  }
+
+  /**
+   * Re-queues the endpoint's dead-lettered events for delivery to this endpoint only, and marks
+   * each blob `redelivered` (nothing is deleted); marked ones are skipped unless `force`. Safe to
+   * repeat after an interruption (at least once: an event queued but not yet marked is queued again).
+   * A ServiceError 404 when the endpoint does not exist, 409 when it has no dead-letter secret.
+   */
+  async redeliverDeadLetters(
+    twinsInstanceId: string,
+    name: string,
+    options: RedeliverDeadLettersOptions = {},
+  ): Promise<RedeliveryResult> {
+    const { from, to, force, signal } = options;
+    const input: RedeliverDeadLettersInput = {
+      ...(from !== undefined && { from: from instanceof Date ? from.toISOString() : from }),
+      ...(to !== undefined && { to: to instanceof Date ? to.toISOString() : to }),
+      ...(force !== undefined && { force }),
+    };
+    return this.calls.action<RedeliveryResult>(redeliverDeadLettersPath(twinsInstanceId, name), input, {
+      signal,
+    });
   }
 
   async delete(twinsInstanceId: string, name: string, options?: MatchOptions): Promise<boolean> {

@@ -11,7 +11,11 @@ export type {
   WriteOptions,
 } from "./client-options";
 export { DEFAULT_API_VERSIONS, DEFAULT_RETRY } from "./client-options";
-export { type CreateEndpointOptions, EndpointsClient } from "./endpoints-client";
+export {
+  type CreateEndpointOptions,
+  EndpointsClient,
+  type RedeliverDeadLettersOptions,
+} from "./endpoints-client";
 export { EventsClient } from "./events-client";
 export type { PagedAsyncIterable } from "./paged-list";
 export { ProfilesClient } from "./profiles-client";

@@ -76,6 +76,18 @@ export class ResourceCalls<T> {
     return response.status === 200;
   }
 
+  /** `POST {path}` with a JSON body (an action on a resource); its 200 JSON answer. */
+  async action<R>(path: string, body: unknown, options: CallOptions = {}): Promise<R> {
+    const response = await this.transport.send({
+      method: "POST",
+      url: this.url(path),
+      body,
+      expect: [200],
+      signal: options.signal,
+    });
+    return (await response.json()) as R;
+  }
+
   async listPage(collectionPath: string, options: PageOptions = {}): Promise<Page<T>> {
     const url =
       options.nextLink === undefined

@@ -92,6 +92,11 @@ export function endpointPath(instanceId: string, name?: string): string {
     : QUEUE_ENDPOINT_PATH.id({ ...ref, endpointName: name }, encode);
 }
 
+/** `POST {endpointId}/redeliverDeadLetters`: an action on the endpoint. */
+export function redeliverDeadLettersPath(instanceId: string, name: string): string {
+  return `${endpointPath(instanceId, name)}/redeliverDeadLetters`;
+}
+
 function projectRef(ref: ProjectRef, defaultSubscriptionId: string | undefined) {
   const subscriptionId = ref.subscriptionId ?? defaultSubscriptionId;
   if (subscriptionId === undefined) {

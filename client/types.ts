@@ -75,6 +75,22 @@ export interface CloudEvent {
   [extension: string]: unknown;
 }
 
+/** Which dead letters `redeliverDeadLetters` re-queues: those written from `from` to `to` (inclusive). */
+export interface RedeliverDeadLettersInput {
+  /** ISO 8601. */
+  from?: string;
+  to?: string;
+  /** Also those an earlier run redelivered (marked `redelivered`). */
+  force?: boolean;
+}
+
+/** What a redelivery run did; repeat it to retry the `failed`. */
+export interface RedeliveryResult {
+  requeued: number;
+  skipped: number;
+  failed: number;
+}
+
 export interface IngestResult {
   accepted: number;
 }

@@ -1,3 +1,5 @@
+// First: the metrics exporter starts before anything records (functions/lib/telemetry.ts).
+import "./lib/telemetry";
 import { app } from "@azure/functions";
 import { methodNotAllowedFunctions } from "../src/http/method-not-allowed";
 import { withHttpConventions } from "../src/http/with-conventions";

@@ -1,3 +1,5 @@
+// First: the metrics exporter starts before anything records (functions/lib/telemetry.ts).
+import "./lib/telemetry";
 import { app } from "@azure/functions";
 import { queueFunctions } from "../src/triggers/queue-functions";
 import { services } from "./lib/services";

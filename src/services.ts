@@ -3,6 +3,7 @@ import type { QueueServiceClient } from "@azure/storage-queue";
 import { AssessmentService } from "./assessments/assessment-service";
 import { poisonQueueName } from "./common/poison-queue";
 import type { AppConfig } from "./config";
+import { DeadLetterRedelivery } from "./delivery/dead-letter-redelivery";
 import { DeadLetterWriter } from "./delivery/dead-letter-writer";
 import { DeliveryQueues } from "./delivery/delivery-queues";
 import { EndpointCache } from "./delivery/endpoint-cache";
@@ -29,6 +30,8 @@ export interface Services {
   assessments: AssessmentService;
   eventPublisher: EventPublisher;
   delivery: TwinEventDelivery;
+  /** Re-queues an endpoint's dead letters (POST …/redeliverDeadLetters). */
+  deadLetterRedelivery: DeadLetterRedelivery;
   senders: SenderPool;
   healthProbes: Record<string, Probe>;
 }
@@ -46,6 +49,10 @@ export function createServices(config: AppConfig): Services {
     allowListFromConfig(config),
   );
   const eventsQueue = queueService.getQueueClient(config.TWIN_EVENTS_QUEUE);
+  const deliveryQueues = new DeliveryQueues(
+    eventsQueue,
+    queueService.getQueueClient(poisonQueueName(config.TWIN_EVENTS_QUEUE)),
+  );
   const senders = new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
   return {
     config,
@@ -63,10 +70,7 @@ export function createServices(config: AppConfig): Services {
       endpointSource: new EndpointCache(endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
       senders,
       deadLetterWriter: new DeadLetterWriter(),
-      deliveryQueues: new DeliveryQueues(
-        eventsQueue,
-        queueService.getQueueClient(poisonQueueName(config.TWIN_EVENTS_QUEUE)),
-      ),
+      deliveryQueues,
       settings: {
         maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
         ttlSeconds: config.DELIVERY_TTL_SECONDS,
@@ -76,6 +80,7 @@ export function createServices(config: AppConfig): Services {
         },
       },
     }),
+    deadLetterRedelivery: new DeadLetterRedelivery(deliveryQueues),
     senders,
     healthProbes: { cosmos: cosmosProbe(database), storage: storageProbe(queueService) },
   };

@@ -129,17 +129,25 @@ export const systemDataSchema = z.strictObject({
   lastModifiedByType: z.string().optional(),
 });
 
+/** A server-made field: a body may echo it, with its current value only. */
+const serverSet = (what: string) =>
+  z
+    .string()
+    .meta({ readOnly: true, description: `${what}; set by the service. A body may echo its current value.` });
+
 /** PUT body for the producing system; the server-made fields may be echoed with their current values. */
 export const assessmentPutSchema = z.strictObject({
   settings: assessmentSettingsSchema,
   details: assessmentDetailsSchema,
   provisioningState: extensible(KNOWN_VALUES.provisioningState),
   scope: assessmentScopeSchema.optional(),
-  id: z.string().optional(),
-  name: z.string().optional(),
-  type: z.string().optional(),
-  eTag: z.string().optional(),
-  systemData: systemDataSchema.optional(),
+  id: serverSet("The assessment's id, its URL path").optional(),
+  name: serverSet("The assessment's name, from the path").optional(),
+  type: serverSet("The resource type").optional(),
+  eTag: serverSet("The assessment's entity tag").optional(),
+  systemData: systemDataSchema
+    .meta({ readOnly: true, description: "Set by the service; a body may echo its current value." })
+    .optional(),
 });
 
 /** The lookup result, flat, with the fields and nesting of the source document. */

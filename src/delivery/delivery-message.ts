@@ -3,11 +3,13 @@ import { twinEventsMessageSchema } from "../events/queue-message";
 
 /**
  * A retry message names the one endpoint still owed the events and how far its delivery got.
- * Only delivery writes it, to the retry messages it schedules on the `twin-events` queue.
+ * Only delivery writes it, to the retry messages it schedules on the `twin-events` queue, and
+ * dead-letter redelivery, to the events it re-queues.
  */
 export const retryStateSchema = z.object({
   endpointName: z.string().min(1),
-  attempt: z.number().int().positive(),
+  /** Attempts made so far; 0 for events redelivered from their dead letters (dead-letter-redelivery.ts). */
+  attempt: z.number().int().nonnegative(),
   lastError: z.string(),
 });
 

@@ -2,11 +2,13 @@ import { describeError } from "../common/describe-error";
 import { parseTwinsInstanceId } from "../endpoints/endpoint-path";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
+import { eventTraceId, eventTraceIds } from "../events/trace-context";
 import { type BackoffPolicy, backoffSeconds } from "./backoff";
 import type { DeadLetterReason, DeadLetterWriter } from "./dead-letter-writer";
 import { type DeliveryCounters, emptyCounters } from "./delivery-counters";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
 import { type DeliveryMessage, deliveryMessageSchema } from "./delivery-message";
+import { countEvents, endpointAttributes, recordLatency } from "./delivery-metrics";
 import type { DeliveryQueues, PoisonRecord } from "./delivery-queues";
 import type { EndpointSource } from "./endpoint-cache";
 import { deliverToEndpoint, type SenderSource } from "./endpoint-delivery";
@@ -51,7 +53,8 @@ interface Invocation {
  * container, or when that is impossible the poison queue. Every event ends counted in one of
  * delivered, retried, dead-lettered, poisoned or discarded; nothing is dropped silently. Each
  * retry scheduled, each event dead-lettered and each event poisoned is also logged, with where it
- * went (the blob, or the poison queue) and never a secret.
+ * went (the blob, or the poison queue) and never a secret; so is each endpoint's delivery. Every
+ * line names the trace ids of its events (events/trace-context.ts).
  *
  * An endpoint whose secrets this deployment cannot open fails like an unreachable one (retries,
  * then the poison queue, as it cannot be dead-lettered either); the others are not held up.
@@ -77,6 +80,7 @@ export class TwinEventDelivery {
         .join("; ");
       await this.deps.deliveryQueues.poisonMessage({ reason: "InvalidMessage", detail }, message);
       counters.poisoned += 1;
+      countEvents("poisoned", 1, {});
       logger.error(
         logLine("twin events message poisoned:", {
           reason: "InvalidMessage",
@@ -119,6 +123,21 @@ export class TwinEventDelivery {
   ): Promise<void> {
     const result = await deliverToEndpoint(this.deps.senders, endpoint, message.events);
     run.counters.delivered += result.delivered.length;
+    const attributes = endpointAttributes(message.twinsInstanceId, endpoint.name);
+    countEvents("delivered", result.delivered.length, attributes);
+    // The sends are done, so the topic has acknowledged every delivered event by now.
+    if (message.receivedAt !== undefined)
+      recordLatency(message.receivedAt, this.now(), result.delivered.length, attributes);
+    if (result.delivered.length > 0) {
+      run.logger.log(
+        logLine("twin events delivered:", {
+          instance: message.twinsInstanceId,
+          endpoint: endpoint.name,
+          events: result.delivered.length,
+          traceIds: eventTraceIds(result.delivered),
+        }),
+      );
+    }
     if (result.failed.length === 0) return;
     const { maxAttempts, ttlSeconds, backoff } = this.deps.settings;
     const attempt = (message.retry?.attempt ?? 0) + 1;
@@ -144,6 +163,7 @@ export class TwinEventDelivery {
       delay,
     );
     run.counters.retried += result.failed.length;
+    countEvents("retried", result.failed.length, attributes);
     run.logger.warn(
       logLine("twin events delivery failed, retry scheduled:", {
         instance: message.twinsInstanceId,
@@ -153,6 +173,7 @@ export class TwinEventDelivery {
         error: result.lastErrorName ?? "Error",
         nextRetryAt: new Date(this.now().getTime() + delay * 1000).toISOString(),
         lastError,
+        traceIds: eventTraceIds(result.failed),
       }),
     );
   }
@@ -189,6 +210,7 @@ export class TwinEventDelivery {
           try {
             const place = await this.deps.deadLetterWriter.write(endpoint, event, why, at);
             run.counters.deadLettered++;
+            countEvents("deadLettered", 1, endpointAttributes(message.twinsInstanceId, endpoint.name));
             run.logger.warn(
               logLine("twin event dead-lettered:", {
                 instance: message.twinsInstanceId,
@@ -198,6 +220,7 @@ export class TwinEventDelivery {
                 attempts: why.attempts,
                 container: place.container,
                 blob: place.blobName,
+                traceId: eventTraceId(event),
               }),
             );
           } catch (error) {
@@ -217,6 +240,11 @@ export class TwinEventDelivery {
   private async poison(run: Invocation, record: PoisonRecord, events: CloudEvent[]): Promise<void> {
     await this.deps.deliveryQueues.poisonEvents(record, events);
     run.counters.poisoned += events.length;
+    countEvents(
+      "poisoned",
+      events.length,
+      endpointAttributes(record.twinsInstanceId ?? "", record.endpointName),
+    );
     for (const event of events) {
       run.logger.error(
         logLine("twin event poisoned:", {
@@ -226,6 +254,7 @@ export class TwinEventDelivery {
           reason: record.reason,
           queue: this.deps.deliveryQueues.poisonQueueName,
           detail: record.detail,
+          traceId: eventTraceId(event),
         }),
       );
     }

@@ -6,14 +6,50 @@ import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secr
  * The secrets are parsed here, once: a body carries them on as typed values, from which the
  * service checks hosts and topic, seals the text and masks the response.
  */
-const connectionStringSchema = z.string().transform((text, ctx): ConnectionString => {
+const KEYS = "Endpoint|SharedAccessKeyName|SharedAccessKey|EntityPath|UseDevelopmentEmulator";
+const PART =
+  "(?:Endpoint=sb://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/?|SharedAccessKeyName=[A-Za-z0-9._-]{1,256}" +
+  "|SharedAccessKey=[A-Za-z0-9+/=_-]{1,256}|EntityPath=[A-Za-z0-9][A-Za-z0-9._/-]{0,259}" +
+  "|UseDevelopmentEmulator=(?:true|false))";
+const required = ["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityPath"]
+  .map((key) => `(?=(?:.*;)?${key}=)`)
+  .join("");
+
+/**
+ * What the parser takes, as far as a pattern can say it (for the API description): the four keys,
+ * each once, in any order, no blanks. The host rules (a Service Bus host, no IP literal) are prose.
+ */
+export const CONNECTION_STRING_PATTERN = `^(?!(?:.*;)?(${KEYS})=.*;\\1=)${required}${PART}?(?:;${PART}?)*$`;
+
+const connectionStringText = z.string().meta({
+  pattern: CONNECTION_STRING_PATTERN,
+  description:
+    "A Service Bus connection string: exactly Endpoint (sb://<namespace host>/, an Azure Service Bus host, " +
+    "no IP literal), SharedAccessKeyName, SharedAccessKey and EntityPath (UseDevelopmentEmulator for a local " +
+    "emulator only), each once, case-sensitive, without blanks. Answered with SharedAccessKey masked as ***.",
+});
+
+const deadLetterText = z.string().meta({
+  pattern: "^https?://[^/?#@\\s]+/[^?#\\s]+\\?[^#\\s]+$",
+  description:
+    "The dead-letter blob container: https://<account>.blob.core.windows.net/<container>?<SAS token> (http and " +
+    "path-style only for a local emulator), with no user information and no IP literal. Answered with the query masked as ***.",
+});
+
+/** A server-made field: a body may echo it, with its current value only. */
+const serverSet = (what: string) =>
+  z
+    .string()
+    .meta({ readOnly: true, description: `${what}; set by the service. A body may echo its current value.` });
+
+const connectionStringSchema = connectionStringText.transform((text, ctx): ConnectionString => {
   const result = parseConnectionString(text);
   if (result.ok) return result.value;
   for (const problem of result.problems) ctx.addIssue({ code: "custom", message: problem });
   return z.NEVER;
 });
 
-const deadLetterSecretSchema = z.string().transform((text, ctx): DeadLetterSecret => {
+const deadLetterSecretSchema = deadLetterText.transform((text, ctx): DeadLetterSecret => {
   const result = parseDeadLetterSecret(text);
   if (result.ok) return result.value;
   for (const problem of result.problems) ctx.addIssue({ code: "custom", message: problem });
@@ -25,9 +61,9 @@ export const endpointPutSchema = z.strictObject({
   queuePrimaryConnectionString: connectionStringSchema,
   queueSecondaryConnectionString: connectionStringSchema,
   deadLetterStorageSecret: deadLetterSecretSchema.optional(),
-  twinsInstanceId: z.string().optional(),
-  name: z.string().optional(),
-  id: z.string().optional(),
+  twinsInstanceId: serverSet("The twins instance's id, from the path").optional(),
+  name: serverSet("The endpoint's name, from the path").optional(),
+  id: serverSet("The endpoint's id: its URL path").optional(),
 });
 
 /** PATCH body: any subset; `deadLetterStorageSecret: null` removes the dead-letter location. */

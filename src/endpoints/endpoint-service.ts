@@ -114,6 +114,14 @@ export class EndpointService
     return documents.map((document) => this.forDelivery(document));
   }
 
+  /** One endpoint with its secrets opened, for dead-letter redelivery (never for a response); 404 when absent. */
+  async getForDelivery(path: EndpointPath): Promise<DeliveryEndpoint> {
+    const { id, partitionKey } = addressOf(path);
+    const document = await this.documents.read(id, partitionKey);
+    if (!document) throw notFound(path);
+    return this.forDelivery(document);
+  }
+
   async put(
     path: EndpointPath,
     body: EndpointPut,

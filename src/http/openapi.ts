@@ -1,15 +1,62 @@
 import { z } from "zod";
 import { armErrorSchema } from "./errors";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
-import type { RouteDefinition, RouteDoc } from "./route";
+import type { ResponseHeader, RouteDefinition, RouteDoc } from "./route";
 
 type JsonObject = Record<string, unknown>;
+
+/**
+ * An entity tag as RFC 9110 writes it (quoted, maybe weak), a comma-separated list of them, or `*`.
+ * Compared weakly: W/ and the quotes are ignored.
+ */
+const ENTITY_TAG_LIST = '^(?:\\*|(?:W/)?"[^"]*"(?:[ \\t]*,[ \\t]*(?:W/)?"[^"]*")*)$';
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  AuthenticationProfile:
+    "How a twins instance authenticates to a source: named JSON content, never a credential.",
+  QueueEndpoint:
+    "Service Bus queues a twins instance's events are delivered to, with an optional dead-letter location.",
+  TwinEvents: "CloudEvents ingested for a twins instance and delivered to its queue endpoints.",
+  ClusterAssessment:
+    "Cluster assessments: read with a function key, written by the producing system with the master key.",
+  Operations: "Readiness and this API description; no key needed.",
+};
+
+const AUTH_DESCRIPTIONS: Record<RouteDefinition["authLevel"], string> = {
+  anonymous: "Needs no key.",
+  function:
+    "Takes a function key (or the master key), in the x-functions-key header or the code query parameter.",
+  admin:
+    "Needs the master key, in the x-functions-key header or the code query parameter; a function key gets 401. " +
+    "For the system that produces these resources.",
+};
+
+const SECURITY: Record<RouteDefinition["authLevel"], JsonObject[]> = {
+  anonymous: [],
+  function: [{ functionKey: [] }, { functionKeyInQuery: [] }],
+  admin: [{ masterKey: [] }, { masterKeyInQuery: [] }],
+};
+
+const HEADER_REFS: Record<ResponseHeader, string> = {
+  ETag: "#/components/headers/ETag",
+  "Retry-After": "#/components/headers/RetryAfter",
+};
+
+/** Headers on every response the service itself writes (not on a 401 from the Functions host). */
+const ID_HEADERS = {
+  "x-ms-request-id": { $ref: "#/components/headers/RequestId" },
+  "x-ms-correlation-request-id": { $ref: "#/components/headers/CorrelationRequestId" },
+};
+
+function responseHeaders(extra: readonly ResponseHeader[] = []): JsonObject {
+  return { ...ID_HEADERS, ...Object.fromEntries(extra.map((name) => [name, { $ref: HEADER_REFS[name] }])) };
+}
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, RFC 7493, is refused too) or InvalidApiVersionParameter",
   401: "Unauthorized: no key, or a wrong one",
   404: "ResourceNotFound",
-  409: "QuotaExceeded",
+  409: "QuotaExceeded, or DeadLettersUnavailable (the endpoint has no usable dead-letter secret)",
   412: "PreconditionFailed: If-Match / If-None-Match",
   413: "PayloadTooLarge: the body is over 1 MiB",
   415: "UnsupportedMediaType: the body is not JSON",
@@ -57,21 +104,29 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
         name: "$skipToken",
         in: "query",
         required: false,
-        description: "Continuation, as found in nextLink.",
-        schema: { type: "string" },
+        description: "Continuation, as found in nextLink (base64url); any other value is refused with 400.",
+        schema: { type: "string", pattern: "^[A-Za-z0-9_-]+$" },
       },
     );
   }
-  const conditional: Record<string, string[]> = {
-    get: ["If-None-Match"],
-    put: ["If-Match", "If-None-Match"],
-    patch: ["If-Match"],
-    delete: ["If-Match"],
+  const conditional: Record<string, string> = {
+    "If-Match":
+      method === "get"
+        ? "Answer only if the current ETag is listed."
+        : "Write only if the current ETag is listed (`*`: if the resource exists); else 412.",
+    "If-None-Match":
+      method === "get"
+        ? "304 Not Modified, without a body, when the current ETag is listed."
+        : "Write only if the current ETag is not listed (`*`: only if the resource does not exist); else 412.",
   };
-  if (doc.pathParameters && doc.tag !== "TwinEvents") {
-    for (const header of conditional[method] ?? []) {
-      list.push({ name: header, in: "header", required: false, schema: { type: "string" } });
-    }
+  for (const header of doc.conditionalHeaders ?? []) {
+    list.push({
+      name: header,
+      in: "header",
+      required: false,
+      description: conditional[header],
+      schema: { type: "string", pattern: ENTITY_TAG_LIST },
+    });
   }
   list.push({
     name: "x-ms-correlation-request-id",
@@ -85,11 +140,10 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
 
 function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): JsonObject {
   const result: JsonObject = {};
-  const headers = { "x-ms-request-id": { schema: { type: "string" } }, ETag: { schema: { type: "string" } } };
   for (const response of doc.responses) {
     result[String(response.status)] = {
       description: response.description,
-      headers,
+      headers: responseHeaders(response.headers),
       ...(response.schema && {
         content: {
           "application/json": {
@@ -104,7 +158,15 @@ function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): Json
   for (const status of [...errors].sort()) {
     result[String(status)] = {
       description: ERROR_DESCRIPTIONS[status] ?? "Error",
+      // A 401 comes from the Functions host, before the service: it carries no ids.
+      ...(status !== 401 && { headers: responseHeaders(status === 503 ? ["Retry-After"] : []) }),
       content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
+    };
+  }
+  if (!Object.keys(result).some((status) => status.startsWith("4"))) {
+    // A route that refuses nothing itself can still be refused by the Functions host (414, 431).
+    result["4XX"] = {
+      description: "Refused by the Functions host before the route runs (e.g. 414 URI Too Long)",
     };
   }
   return result;
@@ -112,21 +174,17 @@ function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): Json
 
 function operation(route: RouteDefinition, method: string): JsonObject {
   const doc = route.doc;
-  const keyed = [{ functionKey: [] }, { functionKeyInQuery: [] }];
   return {
     operationId: route.name,
     summary: doc.summary,
+    description: [doc.description ?? `${doc.summary}.`, AUTH_DESCRIPTIONS[route.authLevel]].join(" "),
     tags: [doc.tag],
-    ...(route.authLevel === "admin" && {
-      description:
-        "Needs the master key (a function key gets 401): for the system that produces these resources.",
-    }),
-    security: route.authLevel === "anonymous" ? [] : keyed,
+    security: SECURITY[route.authLevel],
     "x-auth-level": route.authLevel,
     parameters: parameters(route, method),
     ...(doc.requestBody && {
       requestBody: {
-        required: true,
+        required: !doc.requestBody.optional,
         content: Object.fromEntries(
           doc.requestBody.contentTypes.map((type) => [
             type,
@@ -141,6 +199,56 @@ function operation(route: RouteDefinition, method: string): JsonObject {
     responses: responses(doc, route.authLevel),
   };
 }
+
+/** Response headers and security schemes every operation refers to. */
+const COMPONENTS = {
+  headers: {
+    RequestId: {
+      description: "This request's id, for support.",
+      schema: { type: "string", format: "uuid" },
+    },
+    CorrelationRequestId: {
+      description:
+        "The x-ms-correlation-request-id sent, when it is 1 to 128 of [A-Za-z0-9._:-]; else a new id.",
+      schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+    },
+    ETag: {
+      description:
+        "The resource version's entity tag, strong and quoted: send it in If-Match or If-None-Match.",
+      schema: { type: "string", pattern: '^"[^"]*"$' },
+    },
+    RetryAfter: {
+      description: "Seconds to wait before retrying.",
+      schema: { type: "string", pattern: "^[0-9]+$" },
+    },
+  },
+  securitySchemes: {
+    functionKey: {
+      type: "apiKey",
+      in: "header",
+      name: "x-functions-key",
+      description: "A function key (the master key is taken too).",
+    },
+    functionKeyInQuery: {
+      type: "apiKey",
+      in: "query",
+      name: "code",
+      description: "A function key (the master key is taken too), in the query.",
+    },
+    masterKey: {
+      type: "apiKey",
+      in: "header",
+      name: "x-functions-key",
+      description: "The master key (the host's _master key); a function key gets 401.",
+    },
+    masterKeyInQuery: {
+      type: "apiKey",
+      in: "query",
+      name: "code",
+      description: "The master key, in the query; a function key gets 401.",
+    },
+  },
+};
 
 /** The OpenAPI 3.1 description of the route table, generated from its zod schemas. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl?: string): JsonObject {
@@ -157,6 +265,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
     info: {
       title: "Twin resource service",
       version: "2026-11-01",
+      license: { name: "MIT", url: "https://opensource.org/license/mit" },
       description:
         "AuthenticationProfile and QueueEndpoint resources, twin event ingest, and the ClusterAssessment lookup. " +
         "A resource's URL path is its id. Field names are camelCase; their snake_case spellings are accepted too. " +
@@ -167,15 +276,16 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
         "information; IP literals are refused. Secrets never come back: SharedAccessKey and the SAS query are masked as ***. " +
         "Count quotas are exact under concurrent requests; a PUT without preconditions replaces whatever is current.",
     },
-    ...(serverUrl && { servers: [{ url: serverUrl }] }),
-    tags: [...new Set(routes.map((route) => route.doc.tag))].map((name) => ({ name })),
+    // Served, it names the URL it was fetched from; built alone, the host that serves it.
+    servers: [serverUrl ? { url: serverUrl } : { url: "/", description: "The host serving this document" }],
+    tags: [...new Set(routes.map((route) => route.doc.tag))].map((name) => ({
+      name,
+      description: TAG_DESCRIPTIONS[name] ?? `The ${name} operations.`,
+    })),
     paths,
     components: {
       schemas: { ErrorResponse: jsonSchema(armErrorSchema, "output") },
-      securitySchemes: {
-        functionKey: { type: "apiKey", in: "header", name: "x-functions-key" },
-        functionKeyInQuery: { type: "apiKey", in: "query", name: "code" },
-      },
+      ...COMPONENTS,
     },
   };
 }

@@ -20,10 +20,24 @@ export function payloadTooLarge(): PayloadTooLarge {
  * empty, not JSON, nested too deep, or repeating a member name (I-JSON, RFC 7493).
  */
 export async function readJsonBody(request: HttpRequest): Promise<unknown> {
+  return parseJsonBytes(request, await readBodyBytes(request));
+}
+
+/** As readJsonBody, but an empty body (with any or no Content-Type) is undefined rather than a 400. */
+export async function readOptionalJsonBody(request: HttpRequest): Promise<unknown> {
+  const bytes = await readBodyBytes(request);
+  return bytes.byteLength === 0 ? undefined : parseJsonBytes(request, bytes);
+}
+
+async function readBodyBytes(request: HttpRequest): Promise<Buffer> {
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
   if (declaredLength > MAX_BODY_BYTES) throw payloadTooLarge();
   const bytes = Buffer.from(await request.arrayBuffer());
   if (bytes.byteLength > MAX_BODY_BYTES) throw payloadTooLarge();
+  return bytes;
+}
+
+function parseJsonBytes(request: HttpRequest, bytes: Buffer): unknown {
   if (!isJsonMediaType(request.headers.get("content-type"))) {
     throw new UnsupportedMediaType(
       "The request body must be JSON: send Content-Type: application/json.",

@@ -83,6 +83,7 @@ export function listRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, 
       tag: spec.tag,
       apiVersions: spec.apiVersions,
       summary: `List ${spec.noun}s`,
+      description: `One page of the ${spec.noun}s; while more remain, nextLink is the absolute URL of the next page.`,
       pathParameters: spec.collectionPath,
       paged: true,
       responses: [
@@ -114,9 +115,16 @@ export function getRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
     doc: {
       ...itemDoc(spec),
       summary: `Get (or import) a ${spec.noun}`,
+      description: `The ${spec.noun} and its ETag; 304 without a body when If-None-Match names the current ETag.`,
+      conditionalHeaders: ["If-None-Match"],
       responses: [
-        { status: 200, description: `The ${spec.noun}, with its ETag`, ...resourceDoc(spec) },
-        { status: 304, description: "Not modified: If-None-Match names the current ETag" },
+        {
+          status: 200,
+          description: `The ${spec.noun}, with its ETag`,
+          ...resourceDoc(spec),
+          headers: ["ETag"],
+        },
+        { status: 304, description: "Not modified: If-None-Match names the current ETag", headers: ["ETag"] },
       ],
       errors: [400, 404],
     },
@@ -138,10 +146,12 @@ export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
     doc: {
       ...itemDoc(spec),
       summary: `Create or replace a ${spec.noun}`,
+      description: `Creates the ${spec.noun} (201) or replaces it (200). If-Match makes the write conditional on the current ETag (\`*\`: it must exist); If-None-Match: \`*\` makes it a create only.`,
+      conditionalHeaders: ["If-Match", "If-None-Match"],
       requestBody: writeBody(spec.putBody, spec.examples.put),
       responses: [
-        { status: 200, description: "Replaced", ...resourceDoc(spec) },
-        { status: 201, description: "Created", ...resourceDoc(spec) },
+        { status: 200, description: "Replaced", ...resourceDoc(spec), headers: ["ETag"] },
+        { status: 201, description: "Created", ...resourceDoc(spec), headers: ["ETag"] },
       ],
       errors: [400, 409, 412, 413, 415],
     },
@@ -168,8 +178,10 @@ export function patchRoute<C, I, R, P, Q>(
     doc: {
       ...itemDoc(spec),
       summary: `Change some fields of a ${spec.noun}`,
+      description: `Applies the fields given to the latest version of an existing ${spec.noun}; If-Match makes it conditional on the current ETag.`,
+      conditionalHeaders: ["If-Match"],
       requestBody: writeBody(patchBody, spec.examples.patch ?? {}),
-      responses: [{ status: 200, description: "Changed", ...resourceDoc(spec) }],
+      responses: [{ status: 200, description: "Changed", ...resourceDoc(spec), headers: ["ETag"] }],
       errors: [400, 404, 409, 412, 413, 415],
     },
     handler: async (request, _context, services) => {
@@ -193,6 +205,8 @@ export function deleteRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I
     doc: {
       ...itemDoc(spec),
       summary: `Delete a ${spec.noun}`,
+      description: `200 when the ${spec.noun} was deleted, 204 when there was none; If-Match makes it conditional on the current ETag.`,
+      conditionalHeaders: ["If-Match"],
       responses: [
         { status: 200, description: "Deleted" },
         { status: 204, description: "There was nothing to delete" },

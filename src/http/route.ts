@@ -11,12 +11,20 @@ export type RouteHandler = (
 /** The key a route needs, as the Functions host checks it: `admin` takes the master key only. */
 export type AuthLevel = "anonymous" | "function" | "admin";
 
+/** A response header a route sets itself (x-ms-request-id and x-ms-correlation-request-id are on every response). */
+export type ResponseHeader = "ETag" | "Retry-After";
+
+/** A conditional request header a route honours. */
+export type ConditionalHeader = "If-Match" | "If-None-Match";
+
 /** One documented response of a route. */
 export interface ResponseDoc {
   status: number;
   description: string;
   schema?: z.ZodType;
   example?: unknown;
+  /** The headers this response carries, besides the request and correlation ids. */
+  headers?: readonly ResponseHeader[];
 }
 
 /**
@@ -25,6 +33,8 @@ export interface ResponseDoc {
  */
 export interface RouteDoc {
   summary: string;
+  /** More than the summary says; the generator adds what the route's key level requires. */
+  description?: string;
   tag: string;
   /** Path parameters, as the handler validates them. */
   pathParameters?: z.ZodObject;
@@ -32,7 +42,15 @@ export interface RouteDoc {
   apiVersions?: readonly string[];
   /** A list route: $top and $skipToken. */
   paged?: boolean;
-  requestBody?: { schema: z.ZodType; example: unknown; contentTypes: readonly string[] };
+  /** The conditional headers the handler reads (none when absent). */
+  conditionalHeaders?: readonly ConditionalHeader[];
+  requestBody?: {
+    schema: z.ZodType;
+    example: unknown;
+    contentTypes: readonly string[];
+    /** The body may be left out (it is required by default). */
+    optional?: boolean;
+  };
   responses: ResponseDoc[];
   /** Error statuses this route can answer, besides 401 and 503, which every keyed route can. */
   errors: number[];

@@ -3,6 +3,7 @@ import type * as client from "../../client";
 import type { clusterAssessmentSchema } from "../../src/assessments/assessment-schema";
 import type { queueEndpointSchema } from "../../src/endpoints/endpoint-schema";
 import type { healthReportSchema } from "../../src/health/health-check";
+import type { redeliverResultSchema } from "../../src/http/routes/endpoint-actions";
 import type { authenticationProfileSchema } from "../../src/profiles/profile-schema";
 
 /**
@@ -19,6 +20,7 @@ describe("the client's types", () => {
       holds<Same<client.QueueEndpoint, z.infer<typeof queueEndpointSchema>>>(),
       holds<Same<client.ClusterAssessment, z.infer<typeof clusterAssessmentSchema>>>(),
       holds<Same<client.HealthReport, z.infer<typeof healthReportSchema>>>(),
-    ]).toEqual([true, true, true, true]);
+      holds<Same<client.RedeliveryResult, z.infer<typeof redeliverResultSchema>>>(),
+    ]).toEqual([true, true, true, true, true]);
   });
 });

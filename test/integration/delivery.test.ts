@@ -75,6 +75,9 @@ it("delivers an event to the topic with its data as body, its id and the cloudEv
     "cloudEvents:time": "2026-11-22T08:00:00Z",
     "cloudEvents:subject": "twin-7",
     "cloudEvents:dataschema": "dtmi:example:Thermostat;1",
+    // Ingest started a trace for it (test/integration/delivery-tracing.test.ts).
+    "Diagnostic-Id": message?.applicationProperties?.traceparent,
+    traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/),
   });
 });
 
@@ -127,7 +130,7 @@ it("retries, then dead-letters to {container}/{endpoint}/{yyyy}/{MM}/{dd}/{HH}/{
     deadLetterBlobName("doomed", "evt-dead", before),
     deadLetterBlobName("doomed", "evt-dead", after),
   ]).toContain(blob?.name);
-  expect(blob?.body).toEqual(event);
+  expect(blob?.body).toEqual({ ...event, traceparent: expect.stringMatching(/^00-/) });
   expect(blob?.metadata).toMatchObject({
     deadletterreason: "MaxDeliveryAttemptsExceeded",
     deliveryattempts: "3",

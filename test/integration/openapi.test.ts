@@ -33,11 +33,19 @@ function validate(schema: Json, value: unknown): string | undefined {
 it("is OpenAPI 3.1, served without a key, naming the server it was fetched from", () => {
   expect(document.openapi).toBe("3.1.0");
   expect(document.servers).toEqual([{ url: host.baseUrl }]);
-  expect(document.components.securitySchemes.functionKey).toEqual({
+  expect(document.components.securitySchemes.functionKey).toMatchObject({
     type: "apiKey",
     in: "header",
     name: "x-functions-key",
   });
+  expect(document.components.securitySchemes.masterKey).toMatchObject({
+    type: "apiKey",
+    in: "header",
+    name: "x-functions-key",
+    description: expect.stringMatching(/master key/),
+  });
+  expect(document.info.license).toEqual({ name: "MIT", url: "https://opensource.org/license/mit" });
+  for (const tag of document.tags) expect(tag.description).toEqual(expect.any(String));
 });
 
 it("says what a method a path does not list answers, and that repeated JSON names are refused", () => {
@@ -59,8 +67,14 @@ it("describes every route of the table, with its method, parameters and auth lev
         .map((parameter: Json) => parameter.name);
       expect(documented.sort()).toEqual(pathParameters.sort());
       expect(operation.security).toEqual(
-        route.authLevel === "anonymous" ? [] : expect.arrayContaining([{ functionKey: [] }]),
+        {
+          anonymous: [],
+          function: [{ functionKey: [] }, { functionKeyInQuery: [] }],
+          admin: [{ masterKey: [] }, { masterKeyInQuery: [] }],
+        }[route.authLevel],
       );
+      expect(operation.description).toEqual(expect.any(String));
+      expect(Object.keys(operation.responses).some((status) => status.startsWith("4"))).toBe(true);
     }
   }
   const documentedOperations = Object.values(document.paths).flatMap((item) =>
@@ -116,4 +130,88 @@ it("describes what the service really answers: a created profile and an error bo
   expect(validate(document.components.schemas.ErrorResponse, await missing.json())).toBeUndefined();
   // A validator that accepts anything would pass the above: it must also refuse.
   expect(validate(schema, { id: 1 })).toBeDefined();
+});
+
+function allOperations(): [string, string, Json][] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item as Json).map(
+      ([method, operation]) => [path, method, operation] as [string, string, Json],
+    ),
+  );
+}
+
+it("declares ETag only on single-resource 200/201 and 304, and conditional headers only where read", () => {
+  for (const [path, method, operation] of allOperations()) {
+    const single = operation.operationId.endsWith("-get") || /-(put|patch)$/.test(operation.operationId);
+    for (const [status, response] of Object.entries(operation.responses) as [string, Json][]) {
+      const etag = response.headers?.ETag !== undefined;
+      expect([path, method, status, etag]).toEqual([
+        path,
+        method,
+        status,
+        single && ["200", "201", "304"].includes(status),
+      ]);
+    }
+    const headers = operation.parameters
+      .filter((parameter: Json) => parameter.in === "header" && parameter.name.startsWith("If-"))
+      .map((parameter: Json) => parameter.name);
+    const expected: Record<string, string[]> = {
+      get: ["If-None-Match"],
+      put: ["If-Match", "If-None-Match"],
+      patch: ["If-Match"],
+      delete: ["If-Match"],
+    };
+    const resourceOperation = /-(get|put|patch|delete)$/.exec(operation.operationId)?.[1];
+    expect([operation.operationId, headers]).toEqual([
+      operation.operationId,
+      resourceOperation ? expected[resourceOperation] : [],
+    ]);
+  }
+  expect(document.paths["/health"].get.responses["503"].headers["Retry-After"]).toBeDefined();
+});
+
+it("is as strict as the server on request bodies and parameters", () => {
+  const put = document.paths["/authenticationProfiles/{authenticationProfileName}"].put;
+  const profile = put.requestBody.content["application/json"].schema;
+  expect(profile.properties.id.readOnly).toBe(true);
+  expect(profile.properties.authenticationProfileContent.contentMediaType).toBe("application/json");
+  const endpointPut = Object.entries(document.paths).find(([path]) =>
+    path.endsWith("/endpoints/{endpointName}"),
+  );
+  const endpoint = (endpointPut as [string, Json])[1].put.requestBody.content["application/json"].schema;
+  for (const field of ["id", "name", "twinsInstanceId"])
+    expect(endpoint.properties[field].readOnly).toBe(true);
+  const connection = endpoint.properties.queuePrimaryConnectionString;
+  const good =
+    "SharedAccessKeyName=send;Endpoint=sb://contoso.servicebus.windows.net/;SharedAccessKey=a2V5;EntityPath=t;";
+  expect(validate(connection, good)).toBeUndefined();
+  for (const bad of [
+    "Endpoint=sb://contoso.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=a2V5",
+    `${good};EntityPath=u`,
+    good.replace("a2V5", "***"),
+    good.replace("SharedAccessKey=", "sharedaccesskey="),
+    `${good}Extra=1`,
+  ]) {
+    expect(validate(connection, bad)).toBeDefined();
+  }
+  const list = Object.values(document.paths)
+    .map((item) => (item as Json).get)
+    .find((operation) => operation?.operationId === "authenticationProfiles-list");
+  const skipToken = list.parameters.find((parameter: Json) => parameter.name === "$skipToken");
+  expect(validate(skipToken.schema, "eyJ0b2tlbiI6MX0")).toBeUndefined();
+  expect(validate(skipToken.schema, "not a token")).toBeDefined();
+  const ifMatch = put.parameters.find((parameter: Json) => parameter.name === "If-Match");
+  for (const tag of ['"abc"', 'W/"abc", "def"', "*"]) expect(validate(ifMatch.schema, tag)).toBeUndefined();
+});
+
+it("sends ETag where it declares it, and not on lists", async () => {
+  await host.request("/authenticationProfiles/etagged", {
+    method: "PUT",
+    body: JSON.stringify({ authenticationProfileContent: "{}" }),
+  });
+  const one = await host.request("/authenticationProfiles/etagged");
+  expect(one.headers.get("etag")).toMatch(/^"[^"]*"$/);
+  const list = await host.request("/authenticationProfiles");
+  expect(list.status).toBe(200);
+  expect(list.headers.get("etag")).toBeNull();
 });

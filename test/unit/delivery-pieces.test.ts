@@ -23,8 +23,34 @@ describe("toServiceBusMessage", () => {
         "cloudEvents:source": "/twins/factory",
         "cloudEvents:specversion": "1.0",
         "cloudEvents:type": "Microsoft.DigitalTwins.Twin.Update",
+        // No traceparent of its own (it bypassed ingest): one derived from source and id.
+        "Diagnostic-Id": expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/),
+        traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/),
       },
     });
+    const again = toServiceBusMessage(event).applicationProperties;
+    expect(again?.traceparent).toBe(toServiceBusMessage(event).applicationProperties?.["Diagnostic-Id"]);
+    expect(again?.traceparent).not.toBe(
+      toServiceBusMessage({ ...event, id: "evt-2" }).applicationProperties?.traceparent,
+    );
+  });
+
+  it("carries the event's traceparent as traceparent and Diagnostic-Id, and its tracestate", () => {
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const message = toServiceBusMessage({ ...event, traceparent, tracestate: "congo=t61rcWkgMzE" });
+    expect(message.applicationProperties).toEqual({
+      "cloudEvents:id": "evt-1",
+      "cloudEvents:source": "/twins/factory",
+      "cloudEvents:specversion": "1.0",
+      "cloudEvents:type": "Microsoft.DigitalTwins.Twin.Update",
+      "Diagnostic-Id": traceparent,
+      traceparent,
+      tracestate: "congo=t61rcWkgMzE",
+    });
+    expect(message.body).toEqual({ temperature: 21.5 });
+    expect(toServiceBusMessage({ ...event, traceparent }).applicationProperties).not.toHaveProperty(
+      "tracestate",
+    );
   });
 
   it("adds time, subject and dataschema when present, and uses datacontenttype", () => {

@@ -57,6 +57,27 @@ describe("validateEvents", () => {
     );
   });
 
+  it("gives events the request's trace context unless they have a valid traceparent, counting it in the size", () => {
+    const trace = {
+      traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      tracestate: "a=1",
+    };
+    const own = { ...makeEvent(1), traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
+    const [kept, given, replaced] = validateEvents(
+      [own, makeEvent(2), { ...makeEvent(3), traceparent: "00-abc" }],
+      trace,
+    );
+    expect(kept).toBe(own);
+    expect(given).toEqual({ ...makeEvent(2), ...trace });
+    expect(replaced).toEqual({ ...makeEvent(3), ...trace });
+    const overhead = Buffer.byteLength(JSON.stringify(makeEvent(0, 0)));
+    const maximal = makeEvent(0, MAX_EVENT_BYTES - overhead);
+    expect(validateEvents([maximal])).toHaveLength(1);
+    const error = thrown(() => validateEvents([maximal], trace)) as InvalidRequestContent;
+    expect(error.details[0]).toMatchObject({ code: "EventTooLarge", target: "[0]" });
+    expect(error.details[0]?.message).toContain("with the traceparent ingest gives it");
+  });
+
   it("lists every bad event by index and field", () => {
     const error = thrown(() =>
       validateEvents([makeEvent(0), { ...makeEvent(1), specversion: "0.3" }, { source: "/s" }, 42]),

@@ -14,6 +14,7 @@ import {
 import { type InstancePath, instanceKey } from "../../src/endpoints/endpoint-path";
 import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
 import type { CloudEvent } from "../../src/events/cloud-event";
+import { eventTraceId } from "../../src/events/trace-context";
 
 // TwinEventDelivery's decisions (deliver, retry, dead-letter, poison, discard) with fakes for every
 // dependency: no queue, no broker, no blob store, and a clock that stands still.
@@ -228,7 +229,35 @@ describe("delivery to every endpoint", () => {
     expect(kit.senders.sent.every((send) => send.connectionString.includes("primary"))).toBe(true);
     expect(kit.deliveryQueues.retries).toEqual([]);
     expect(kit.deliveryQueues.poisoned).toEqual([]);
-    expect(kit.logger.lines).toEqual([]);
+    // One line per endpoint, naming the events' trace ids (derived: these events carry none).
+    expect(kit.logger.lines.map((entry) => entry.level)).toEqual(["log", "log"]);
+    const traceIds = ["e1", "e2", "e3"].map((id) => eventTraceId(event(id))).join(",");
+    expect(kit.logger.matching("twin events delivered:")).toEqual([
+      `twin events delivered: instance="${INSTANCE}" endpoint="a" events=3 traceIds="${traceIds}"`,
+      `twin events delivered: instance="${INSTANCE}" endpoint="b" events=3 traceIds="${traceIds}"`,
+    ]);
+  });
+
+  it("names the event's own trace id in the lines about its retry, dead letter or poisoning", async () => {
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const kit = setUp([endpoint("a"), endpoint("b", { deadLetter: false })]);
+    kit.senders.fail("a");
+    kit.senders.fail("b");
+    const events = [{ ...event("t1"), traceparent }];
+    await kit.handle({ twinsInstanceId: INSTANCE, events, receivedAt: RECEIVED_AT });
+    const last = (name: string) => ({
+      endpointName: name,
+      attempt: SETTINGS.maxAttempts - 1,
+      lastError: "x",
+    });
+    await kit.handle({ twinsInstanceId: INSTANCE, events, receivedAt: RECEIVED_AT, retry: last("a") });
+    await kit.handle({ twinsInstanceId: INSTANCE, events, receivedAt: RECEIVED_AT, retry: last("b") });
+    expect(kit.logger.matching("twin events delivery failed, retry scheduled:")).toHaveLength(2);
+    expect(kit.logger.matching("twin event dead-lettered:")).toHaveLength(1);
+    expect(kit.logger.matching("twin event poisoned:")).toHaveLength(1);
+    expect(kit.logger.lines).toHaveLength(4);
+    for (const entry of kit.logger.lines)
+      expect(entry.line).toMatch(/traceIds?="0af7651916cd43dd8448eb211c80319c"/);
   });
 
   it("goes to the secondary connection when the primary fails, and counts the event delivered", async () => {

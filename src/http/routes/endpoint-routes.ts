@@ -5,6 +5,7 @@ import { endpointPathSchema, instancePathSchema } from "../../endpoints/endpoint
 import { endpointPatchSchema, endpointPutSchema, queueEndpointSchema } from "../../endpoints/endpoint-schema";
 import { deleteRoute, getRoute, listRoute, patchRoute, putRoute, resourceSpec } from "../resource-operations";
 import type { RouteDefinition } from "../route";
+import { redeliverRoute } from "./endpoint-actions";
 
 const endpoints = resourceSpec({
   noun: "queue endpoint",
@@ -26,4 +27,5 @@ export const endpointRoutes: RouteDefinition[] = [
   putRoute("queueEndpoints-put", endpoints),
   deleteRoute("queueEndpoints-delete", endpoints),
   patchRoute("queueEndpoints-patch", endpoints, endpointPatchSchema),
+  redeliverRoute,
 ];

@@ -21,6 +21,7 @@ export const healthRoutes: RouteDefinition[] = [
           status: 503,
           description: "A dependency does not answer (Retry-After is set)",
           schema: healthReportSchema,
+          headers: ["Retry-After"],
           example: { status: "unavailable", checks: { cosmos: "unavailable", storage: "ok" } },
         },
       ],

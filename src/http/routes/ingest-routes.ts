@@ -2,9 +2,16 @@ import { z } from "zod";
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { TWIN_EVENTS_PATH } from "../../common/arm-path";
 import { type ErrorDetail, InvalidRequestContent, UnsupportedMediaType } from "../../common/errors";
+import { logLine } from "../../delivery/delivery-log";
 import { instancePathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
 import { CLOUD_EVENT_MEDIA_TYPES, type CloudEvent, cloudEventSchema } from "../../events/cloud-event";
 import { eventBytes, MAX_EVENT_BYTES } from "../../events/queue-message";
+import {
+  eventTraceIds,
+  requestTraceContext,
+  type TraceContext,
+  withTraceContext,
+} from "../../events/trace-context";
 import { checkApiVersion } from "../api-version";
 import { readJsonBody } from "../request-body";
 import { jsonResponse } from "../responses";
@@ -15,20 +22,24 @@ function mediaType(header: string | null): string {
   return (header?.split(";")[0] ?? "").trim().toLowerCase();
 }
 
-/** Every event checked; a 400 lists each bad one by its index, e.g. target `[3].specversion`. */
-export function validateEvents(body: unknown): CloudEvent[] {
+/**
+ * Every event checked; a 400 lists each bad one by its index, e.g. target `[3].specversion`. With
+ * a trace context, each event is given it unless it has a valid traceparent of its own, before
+ * its size is checked.
+ */
+export function validateEvents(body: unknown, trace?: TraceContext): CloudEvent[] {
   const candidates = Array.isArray(body) ? body : [body];
   if (candidates.length === 0) throw new InvalidRequestContent("The batch holds no events.");
   const details: ErrorDetail[] = [];
   const events: CloudEvent[] = [];
   let invalid = 0;
   candidates.forEach((candidate, index) => {
-    const problems = eventProblems(candidate, index);
-    if (problems.length > 0) {
+    const checked = checkEvent(candidate, index, trace);
+    if (Array.isArray(checked)) {
       invalid++;
-      details.push(...problems);
+      details.push(...checked);
     } else {
-      events.push(candidate as CloudEvent);
+      events.push(checked);
     }
   });
   if (invalid > 0) {
@@ -41,14 +52,17 @@ export function validateEvents(body: unknown): CloudEvent[] {
   return events;
 }
 
-function eventProblems(candidate: unknown, index: number): ErrorDetail[] {
+/** The event (as sent, or with the trace context), or what is wrong with it. */
+function checkEvent(candidate: unknown, index: number, trace?: TraceContext): CloudEvent | ErrorDetail[] {
   try {
-    const event = parseOrThrow(cloudEventSchema, candidate);
-    if (eventBytes(event) <= MAX_EVENT_BYTES) return [];
+    parseOrThrow(cloudEventSchema, candidate);
+    const event = candidate as CloudEvent;
+    const traced = trace === undefined ? event : withTraceContext(event, trace);
+    if (eventBytes(traced) <= MAX_EVENT_BYTES) return traced;
     return [
       {
         code: "EventTooLarge",
-        message: `Event ${index} is over the ${MAX_EVENT_BYTES}-byte limit of one event.`,
+        message: `Event ${index} is over the ${MAX_EVENT_BYTES}-byte limit of one event${traced === event ? "" : " (with the traceparent ingest gives it)"}.`,
         target: `[${index}]`,
       },
     ];
@@ -97,7 +111,7 @@ export const ingestRoutes: RouteDefinition[] = [
       ],
       errors: [400, 413, 415],
     },
-    handler: async (request, _context, { eventPublisher }) => {
+    handler: async (request, context, { eventPublisher }) => {
       checkApiVersion(request, RESOURCE_API_VERSIONS);
       const instance = parseOrThrow(instancePathSchema, request.params);
       const body = await readJsonBody(request);
@@ -111,7 +125,20 @@ export const ingestRoutes: RouteDefinition[] = [
           "Content-Type",
         );
       }
-      const accepted = await eventPublisher.publish(twinsInstanceId(instance), validateEvents(body));
+      // Every event leaves with a valid traceparent: its own, else the request's, else a new one.
+      const trace = requestTraceContext(
+        request.headers.get("traceparent"),
+        request.headers.get("tracestate"),
+      );
+      const events = validateEvents(body, trace);
+      const accepted = await eventPublisher.publish(twinsInstanceId(instance), events);
+      context.log(
+        logLine("twin events accepted:", {
+          instance: twinsInstanceId(instance),
+          events: accepted,
+          traceIds: eventTraceIds(events),
+        }),
+      );
       return jsonResponse(202, { accepted });
     },
   },

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
+import { QUEUE_ENDPOINT_PATH } from "../../common/arm-path";
+import { InvalidRequestContent } from "../../common/errors";
+import { endpointPathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
+import { checkApiVersion } from "../api-version";
+import { readOptionalJsonBody } from "../request-body";
+import { jsonResponse } from "../responses";
+import type { RouteDefinition } from "../route";
+import { parseOrThrow } from "../validation";
+
+export const REDELIVER_DEAD_LETTERS_PATH = QUEUE_ENDPOINT_PATH.action("redeliverDeadLetters");
+
+export const redeliverRequestSchema = z
+  .strictObject({
+    from: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("Redeliver dead letters written at or after this time (ISO 8601). Default: no lower bound."),
+    to: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("Redeliver dead letters written at or before this time (ISO 8601). Default: no upper bound."),
+    force: z
+      .boolean()
+      .optional()
+      .describe("Also redeliver dead letters marked `redelivered` by an earlier run. Default false."),
+  })
+  .describe("Which dead letters to redeliver; the body may be left out (all not yet redelivered).");
+
+export const redeliverResultSchema = z
+  .object({
+    requeued: z.number().int().nonnegative().describe("Events put back on the queue for this endpoint."),
+    skipped: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("Dead letters in the window already marked `redelivered` (and `force` not given)."),
+    failed: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("Dead letters that could not be read, held no CloudEvent, or could not be queued."),
+  })
+  .describe("What the run did; repeat it to retry the failed ones.");
+
+export const redeliverRoute: RouteDefinition = {
+  name: "queueEndpoints-redeliverDeadLetters",
+  methods: ["POST"],
+  route: REDELIVER_DEAD_LETTERS_PATH.route,
+  authLevel: "function",
+  doc: {
+    summary:
+      "Re-queue the endpoint's dead-lettered events (optionally those written from `from` to `to`) for delivery to this endpoint only",
+    tag: "QueueEndpoint",
+    pathParameters: endpointPathSchema,
+    apiVersions: RESOURCE_API_VERSIONS,
+    requestBody: {
+      schema: redeliverRequestSchema,
+      example: { from: "2026-11-22T00:00:00Z", to: "2026-11-22T12:00:00Z", force: false },
+      contentTypes: ["application/json"],
+      optional: true,
+    },
+    responses: [
+      {
+        status: 200,
+        description:
+          "The run is over: each requeued blob is marked with `redelivered` metadata; nothing is deleted",
+        schema: redeliverResultSchema,
+        example: { requeued: 3, skipped: 1, failed: 0 },
+      },
+    ],
+    errors: [400, 404, 409, 413, 415],
+  },
+  handler: async (request, _context, { endpoints, deadLetterRedelivery }) => {
+    checkApiVersion(request, RESOURCE_API_VERSIONS);
+    const path = parseOrThrow(endpointPathSchema, request.params);
+    const body = parseOrThrow(redeliverRequestSchema, (await readOptionalJsonBody(request)) ?? {});
+    const from = body.from === undefined ? undefined : new Date(body.from);
+    const to = body.to === undefined ? undefined : new Date(body.to);
+    if (from !== undefined && to !== undefined && from.getTime() > to.getTime()) {
+      throw new InvalidRequestContent("'from' must not be later than 'to'.", "from");
+    }
+    const endpoint = await endpoints.getForDelivery(path);
+    const counts = await deadLetterRedelivery.redeliver(twinsInstanceId(path), endpoint, {
+      ...(from !== undefined && { from }),
+      ...(to !== undefined && { to }),
+      force: body.force ?? false,
+    });
+    return jsonResponse(200, counts);
+  },
+};
