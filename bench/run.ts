@@ -8,7 +8,7 @@ import { printDelivery, printFanOut, printHttp } from "./report";
 /**
  * `npm run bench`: throughput figures on this machine, printed with the ratios the project's goals
  * are stated in. A benchmark, not a test: it reports, and fails only if it cannot run.
- * Sizes come from the environment (see README, "Throughput"); BENCH_ONLY=http,delivery,fanout
+ * Sizes come from the environment (see docs/performance.md); BENCH_ONLY=http,delivery,fanout
  * runs a part.
  */
 const EVENTS = positiveInteger("BENCH_EVENTS", 20000);
