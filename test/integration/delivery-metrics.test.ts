@@ -1,20 +1,20 @@
 import { type Attributes, metrics } from "@opentelemetry/api";
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
-import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
+import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
 import { DELIVERY_METER } from "../../src/delivery/delivery-metrics";
 import { closedPort } from "../support/closed-port";
 import {
   cloudEvent,
   createEndpoint,
+  DeliveryStack,
   deadLetterUrl,
   ingest,
   listBlobs,
-  Subscriber,
   twinsInstance,
   unreachableConnectionString,
   waitUntil,
 } from "../support/delivery-kit";
-import { startTestHost, type TestHost } from "../support/test-host";
+import type { TestHost } from "../support/test-host";
 
 // Delivery metrics (docs/operations.md), over the wire: an in-memory MeterProvider stands in for
 // Azure Monitor's, registered globally before any event is delivered; events go through ingest
@@ -30,30 +30,18 @@ const reader = new CollectingReader();
 const provider = new MeterProvider({ readers: [reader] });
 let serviceBus: RunningServiceBus;
 let host: TestHost;
-const subscribers: Subscriber[] = [];
 // Three attempts a second apart, then the dead-letter write: allow for a slow, shared machine.
 jest.setTimeout(120_000);
 
+let stack: DeliveryStack;
 beforeAll(async () => {
   metrics.setGlobalMeterProvider(provider);
-  serviceBus = await startServiceBusStandIn({ port: 0 });
-  host = await startTestHost(
-    {
-      DELIVERY_MAX_ATTEMPTS: "3",
-      DELIVERY_BACKOFF_BASE_SECONDS: "1",
-      DELIVERY_BACKOFF_CAP_SECONDS: "1",
-      DELIVERY_SEND_TIMEOUT_MS: "3000",
-      ENDPOINT_CACHE_SECONDS: "0",
-    },
-    undefined,
-    { queueTriggers: {} },
-  );
+  stack = await DeliveryStack.start();
+  ({ serviceBus, host } = stack);
 });
 
 afterAll(async () => {
-  await Promise.all(subscribers.map((subscriber) => subscriber.close()));
-  await host?.stop();
-  await serviceBus?.close();
+  await stack?.stop();
   await provider.shutdown();
   metrics.disable();
 });
@@ -114,8 +102,7 @@ it("counts a dead-lettered event once, with its endpoint, and its retries, and l
 it("counts a delivered event and records its latency from ingest to the topic's acknowledgement", async () => {
   const instance = twinsInstance("metrics-ok");
   const endpoint = { "twins.instance_id": instance, "twins.endpoint_name": "fine" };
-  const subscriber = new Subscriber(serviceBus, "metrics-topic");
-  subscribers.push(subscriber);
+  const subscriber = stack.subscribe("metrics-topic");
   const connection = serviceBus.connectionString("metrics-topic");
   await createEndpoint(host, instance, "fine", { primary: connection, secondary: connection });
 

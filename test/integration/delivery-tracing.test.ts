@@ -1,50 +1,35 @@
-import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
+import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
 import { closedPort } from "../support/closed-port";
 import {
   cloudEvent,
   createEndpoint,
+  DeliveryStack,
   deadLetterUrl,
   listBlobs,
   poisonRecords,
-  Subscriber,
   twinsInstance,
   unreachableConnectionString,
   waitUntil,
 } from "../support/delivery-kit";
-import { startTestHost, type TestHost } from "../support/test-host";
+import type { TestHost } from "../support/test-host";
 
 // Trace context end to end (docs/api.md): a traceparent sent at ingest is on the Service Bus
 // message and in every log line of the event's path.
 let serviceBus: RunningServiceBus;
 let host: TestHost;
-const subscribers: Subscriber[] = [];
 jest.setTimeout(120_000);
 
 const OWN = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 const HEADER = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
+let stack: DeliveryStack;
 beforeAll(async () => {
-  serviceBus = await startServiceBusStandIn({ port: 0 });
-  host = await startTestHost(
-    {
-      DELIVERY_MAX_ATTEMPTS: "2",
-      DELIVERY_BACKOFF_BASE_SECONDS: "1",
-      DELIVERY_BACKOFF_CAP_SECONDS: "1",
-      DELIVERY_SEND_TIMEOUT_MS: "3000",
-      ENDPOINT_CACHE_SECONDS: "0",
-      ALLOW_LOOPBACK_ENDPOINTS: "true",
-    },
-    undefined,
-    { queueTriggers: {} },
-  );
+  stack = await DeliveryStack.start({ DELIVERY_MAX_ATTEMPTS: "2" });
+  ({ serviceBus, host } = stack);
 });
 
-afterAll(async () => {
-  await Promise.all(subscribers.map((subscriber) => subscriber.close()));
-  await host.stop();
-  await serviceBus.close();
-});
+afterAll(() => stack.stop());
 
 async function post(
   instance: string,
@@ -64,8 +49,7 @@ const logLines = (traceId: string) =>
 
 it("carries the event's traceparent, else the request's, to Diagnostic-Id and traceparent, and logs its trace id", async () => {
   const instance = twinsInstance("traced");
-  const subscriber = new Subscriber(serviceBus, "traced-topic");
-  subscribers.push(subscriber);
+  const subscriber = stack.subscribe("traced-topic");
   const connection = serviceBus.connectionString("traced-topic");
   await createEndpoint(host, instance, "traced", { primary: connection, secondary: connection });
   const own = { ...cloudEvent("own", { n: 1 }), traceparent: OWN, tracestate: "own=1" };
@@ -104,8 +88,7 @@ it("carries the event's traceparent, else the request's, to Diagnostic-Id and tr
 
 it("starts a trace at ingest when none is given", async () => {
   const instance = twinsInstance("untraced");
-  const subscriber = new Subscriber(serviceBus, "untraced-topic");
-  subscribers.push(subscriber);
+  const subscriber = stack.subscribe("untraced-topic");
   const connection = serviceBus.connectionString("untraced-topic");
   await createEndpoint(host, instance, "untraced", { primary: connection, secondary: connection });
   await post(instance, [cloudEvent("fresh")]);

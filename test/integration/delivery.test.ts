@@ -1,52 +1,38 @@
 import { QueueClient } from "@azure/storage-queue";
-import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
+import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
 import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import { closedPort } from "../support/closed-port";
 import {
   cloudEvent,
   createEndpoint,
+  DeliveryStack,
   deadLetterUrl,
   ingest,
   listBlobs,
   poisonRecords,
-  Subscriber,
+  type Subscriber,
   twinsInstance,
   unreachableConnectionString,
   waitUntil,
 } from "../support/delivery-kit";
 import { sharedStandIns } from "../support/stand-ins-env";
-import { startTestHost, type TestHost } from "../support/test-host";
+import type { TestHost } from "../support/test-host";
 
 // Twin event delivery (docs/api.md), over the wire: ingest over HTTP, the storage queue in
 // Azurite, the local queue trigger, real SDK subscribers on the Service Bus stand-in, blobs in Azurite.
 let serviceBus: RunningServiceBus;
 let host: TestHost;
-const subscribers: Subscriber[] = [];
 
+let stack: DeliveryStack;
 beforeAll(async () => {
-  serviceBus = await startServiceBusStandIn({ port: 0 });
-  host = await startTestHost(
-    {
-      DELIVERY_MAX_ATTEMPTS: "3",
-      DELIVERY_BACKOFF_BASE_SECONDS: "1",
-      DELIVERY_BACKOFF_CAP_SECONDS: "1",
-      DELIVERY_SEND_TIMEOUT_MS: "3000",
-      ENDPOINT_CACHE_SECONDS: "0",
-    },
-    undefined,
-    { queueTriggers: {} },
-  );
+  stack = await DeliveryStack.start();
+  ({ serviceBus, host } = stack);
 });
 
-afterAll(async () => {
-  await Promise.all(subscribers.map((subscriber) => subscriber.close()));
-  await host.stop();
-  await serviceBus.close();
-});
+afterAll(() => stack.stop());
 
 function subscribe(topic: string): Subscriber {
-  const subscriber = new Subscriber(serviceBus, topic);
-  subscribers.push(subscriber);
+  const subscriber = stack.subscribe(topic);
   return subscriber;
 }
 

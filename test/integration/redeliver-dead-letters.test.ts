@@ -1,47 +1,32 @@
-import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
+import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
 import { clientFor } from "../client/fixtures";
 import { closedPort } from "../support/closed-port";
 import {
   cloudEvent,
   createEndpoint,
+  DeliveryStack,
   deadLetterUrl,
   ingest,
   listBlobs,
-  Subscriber,
   twinsInstance,
   unreachableConnectionString,
   waitUntil,
 } from "../support/delivery-kit";
-import { startTestHost, type TestHost } from "../support/test-host";
+import type { TestHost } from "../support/test-host";
 
 // POST {endpointId}/redeliverDeadLetters (docs/api.md), over the wire: events dead-lettered while
 // the endpoint's broker was unreachable are re-queued once it points at the Service Bus stand-in.
 let serviceBus: RunningServiceBus;
 let host: TestHost;
-const subscribers: Subscriber[] = [];
 jest.setTimeout(180_000);
 
+let stack: DeliveryStack;
 beforeAll(async () => {
-  serviceBus = await startServiceBusStandIn({ port: 0 });
-  host = await startTestHost(
-    {
-      DELIVERY_MAX_ATTEMPTS: "2",
-      DELIVERY_BACKOFF_BASE_SECONDS: "1",
-      DELIVERY_BACKOFF_CAP_SECONDS: "1",
-      DELIVERY_SEND_TIMEOUT_MS: "3000",
-      ENDPOINT_CACHE_SECONDS: "0",
-      ALLOW_LOOPBACK_ENDPOINTS: "true",
-    },
-    undefined,
-    { queueTriggers: {} },
-  );
+  stack = await DeliveryStack.start({ DELIVERY_MAX_ATTEMPTS: "2" });
+  ({ serviceBus, host } = stack);
 });
 
-afterAll(async () => {
-  await Promise.all(subscribers.map((subscriber) => subscriber.close()));
-  await host.stop();
-  await serviceBus.close();
-});
+afterAll(() => stack.stop());
 
 function deadLetteredSince(fromLog: number): number {
   return host.logs
@@ -81,8 +66,7 @@ async function deadLetteredThenFixed(instanceName: string, name: string, topic: 
     ids.map((id) => cloudEvent(id)),
   );
   await waitUntil(() => deadLetteredSince(fromLog) >= 3, 90_000, "3 events dead-lettered");
-  const subscriber = new Subscriber(serviceBus, topic);
-  subscribers.push(subscriber);
+  const subscriber = stack.subscribe(topic);
   const connection = serviceBus.connectionString(topic);
   const patched = await host.request(`${instance}/endpoints/${name}`, {
     method: "PATCH",

@@ -3,10 +3,10 @@ import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service
 import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueClient } from "@azure/storage-queue";
 import { localDeadLetterSasUrl } from "../../dev/stand-ins/dead-letter-sas";
-import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
+import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
 import { poisonQueueName } from "../../src/common/poison-queue";
 import { sharedStandIns } from "./stand-ins-env";
-import type { TestHost } from "./test-host";
+import { startTestHost, type TestHost } from "./test-host";
 
 /** What tests of event delivery share: endpoints, ingest, and watching subscribers, blobs and queues. */
 export function twinsInstance(name: string): string {
@@ -137,4 +137,45 @@ export async function poisonRecords(host: TestHost): Promise<Record<string, unkn
   return peekedMessageItems.map((item) =>
     JSON.parse(Buffer.from(item.messageText, "base64").toString("utf8")),
   );
+}
+
+/** Retries in seconds, not minutes, so delivery tests do not wait on production timings. */
+export const QUICK_DELIVERY_SETTINGS: Record<string, string> = {
+  DELIVERY_MAX_ATTEMPTS: "3",
+  DELIVERY_BACKOFF_BASE_SECONDS: "1",
+  DELIVERY_BACKOFF_CAP_SECONDS: "1",
+  DELIVERY_SEND_TIMEOUT_MS: "3000",
+  ENDPOINT_CACHE_SECONDS: "0",
+};
+
+/** A Service Bus stand-in and a host running the queue trigger against it, and the subscribers a test opens. */
+export class DeliveryStack {
+  private readonly subscribers: Subscriber[] = [];
+
+  private constructor(
+    readonly serviceBus: RunningServiceBus,
+    readonly host: TestHost,
+  ) {}
+
+  /** `settings` change the quick delivery settings (or add others). */
+  static async start(settings: Record<string, string> = {}): Promise<DeliveryStack> {
+    const serviceBus = await startServiceBusStandIn({ port: 0 });
+    const host = await startTestHost({ ...QUICK_DELIVERY_SETTINGS, ...settings }, undefined, {
+      queueTriggers: {},
+    });
+    return new DeliveryStack(serviceBus, host);
+  }
+
+  /** A subscriber on the topic, closed with the stack. */
+  subscribe(topic: string): Subscriber {
+    const subscriber = new Subscriber(this.serviceBus, topic);
+    this.subscribers.push(subscriber);
+    return subscriber;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.subscribers.map((subscriber) => subscriber.close()));
+    await this.host.stop();
+    await this.serviceBus.close();
+  }
 }
