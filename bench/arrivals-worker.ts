@@ -5,9 +5,14 @@ export interface ArrivalsJob {
   connectionString: string;
   topic: string;
   subscription: string;
+  /** Also report each message's id and the broker's enqueued time (for latency figures). */
+  timestamps?: boolean;
 }
 
-export type ArrivalsMessage = { type: "ready" } | { type: "count"; received: number };
+/** A message id and when the broker enqueued it (ms since the epoch): when it acknowledged the send. */
+export type Enqueued = [messageId: string, enqueuedAtMs: number];
+
+export type ArrivalsMessage = { type: "ready" } | { type: "count"; received: number; enqueued?: Enqueued[] };
 
 /**
  * One subscriber of arrivals.ts, on a worker thread: receiving (decoding every message) then costs
@@ -25,7 +30,18 @@ async function receive(job: ArrivalsJob, post: (message: ArrivalsMessage) => voi
       const batch = await receiver.receiveMessages(1000, { maxWaitTimeInMs: 20 });
       if (batch.length === 0) continue;
       received += batch.length;
-      post({ type: "count", received });
+      post({
+        type: "count",
+        received,
+        ...(job.timestamps && {
+          enqueued: batch.map(
+            (message): Enqueued => [
+              String(message.messageId),
+              message.enqueuedTimeUtc?.getTime() ?? Number.NaN,
+            ],
+          ),
+        }),
+      });
     }
   } finally {
     await receiver.close();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { ArrivalsJob, ArrivalsMessage } from "./arrivals-worker";
+import type { ArrivalsJob, ArrivalsMessage, Enqueued } from "./arrivals-worker";
 import { positiveInteger } from "./env";
 
 export interface Arrivals {
@@ -10,6 +10,8 @@ export interface Arrivals {
   received(): number;
   /** performance.now() when the first message arrived (undefined before). */
   firstArrivalAt(): number | undefined;
+  /** Each message's id and broker enqueued time, when asked for with `timestamps`. */
+  enqueued(): Enqueued[];
   close(): Promise<void>;
 }
 
@@ -21,8 +23,18 @@ const DEFAULT_TIMEOUT_MS = positiveInteger("BENCH_TIMEOUT_SECONDS", 120) * 1000;
  * received on a worker thread (arrivals-worker.ts). The subscription exists once this resolves,
  * so nothing sent afterwards is missed.
  */
-export async function countArrivals(connectionString: string, topic: string): Promise<Arrivals> {
-  const job: ArrivalsJob = { connectionString, topic, subscription: `bench-${randomUUID().slice(0, 6)}` };
+export async function countArrivals(
+  connectionString: string,
+  topic: string,
+  options: { timestamps?: boolean } = {},
+): Promise<Arrivals> {
+  const job: ArrivalsJob = {
+    connectionString,
+    topic,
+    subscription: `bench-${randomUUID().slice(0, 6)}`,
+    ...(options.timestamps && { timestamps: true }),
+  };
+  const enqueued: Enqueued[] = [];
   const worker = new Worker(path.join(__dirname, "arrivals-worker.js"), { workerData: job });
   let received = 0;
   let firstAt: number | undefined;
@@ -38,6 +50,7 @@ export async function countArrivals(connectionString: string, topic: string): Pr
       else {
         received = message.received;
         firstAt ??= performance.now();
+        if (message.enqueued) enqueued.push(...message.enqueued);
       }
     });
     worker.once("error", reject);
@@ -57,6 +70,7 @@ export async function countArrivals(connectionString: string, topic: string): Pr
     },
     received: () => received,
     firstArrivalAt: () => firstAt,
+    enqueued: () => enqueued,
     async close() {
       worker.postMessage("stop");
       await exited;

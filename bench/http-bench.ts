@@ -1,158 +1,229 @@
-import type { Container } from "@azure/cosmos";
-import type { ProfileDocument } from "../src/profiles/profile-service";
-import { CONTAINERS } from "../src/store/containers";
-import { type RunFigure, runConcurrent, withBusy } from "./concurrent";
-import { runHttpJob } from "./http-driver";
+import * as path from "node:path";
+import type { RunFigure } from "./concurrent";
+import { type JobProbe, runHttpJob } from "./http-driver";
+import { type ServerProcess, startBareProcess, startHostProcess } from "./http-servers";
 import { BENCH_FUNCTION_KEY, type BenchStack } from "./local-stack";
+import { type Rounds, runRounds } from "./rounds";
 
 export interface HttpBenchSizes {
-  /** Requests per GET and per PUT-replace measurement. */
+  /** Requests per round of GET and of PUT replace, for each server (sent in a few slices). */
   requests: number;
-  /** Profiles created through HTTP (and documents upserted raw) for the create measurement. */
+  /** Profiles created through HTTP for the create measurement (and read and replaced after). */
   creates: number;
-  concurrency: number;
-  /** GET and PUT-replace alternate raw and HTTP this many times; the best of each counts. */
+  /** Requests in flight; GET and PUT replace are measured at each. */
+  concurrencies: readonly number[];
+  /** Rounds per operation and concurrency; each round measures both servers, taking turns in slices. */
   rounds: number;
+  /** Where the two children write V8 CPU profiles (node --cpu-prof), into service/ and bare/, when set. */
+  cpuProfileDir?: string;
 }
 
-/** One operation through the host next to the raw SDK doing the same to the same Cosmos server. */
-export interface HttpPair {
-  label: string;
+/** One measurement of one server: throughput, and the server process's CPU time per request. */
+export interface ServerFigure extends RunFigure {
+  /** The server process's CPU time (user + system, every thread) per request sent, in microseconds. */
+  cpuMicrosPerRequest: number;
+}
+
+/** One round: the bare server and the service, back to back, on the same documents. */
+export interface HttpRound {
+  service: ServerFigure;
+  bare: ServerFigure;
+  /** Service req/s over bare req/s. */
+  ratio: number;
+}
+
+/** What the service must reach, as a share of bare's requests per second. */
+export const HTTP_GOALS = { GET: 0.9, "PUT replace": 0.85 } as const;
+
+export type ComparedOperation = keyof typeof HTTP_GOALS;
+
+export interface HttpComparison {
+  operation: ComparedOperation;
   concurrency: number;
-  http: RunFigure;
-  raw: RunFigure;
+  goal: number;
+  rounds: Rounds<HttpRound>;
+}
+
+/** Creates through the service alone (a create also changes the quota ledger in a batch). */
+export interface HttpCreate {
+  concurrency: number;
+  figure: ServerFigure;
+}
+
+export interface HttpBenchResult {
+  comparisons: HttpComparison[];
+  creates: HttpCreate[];
 }
 
 const CONTENT = JSON.stringify({ AllowDBUserOverride: "1", Client_ID: "ExampleClientID", App_ID: "bench" });
+const PUT_BODY = JSON.stringify({ authenticationProfileContent: CONTENT });
 
-/** The document ProfileService stores for a profile, so raw writes are the same size and shape. */
-function profileDocument(name: string): ProfileDocument {
-  const now = new Date().toISOString();
-  return {
-    id: name.toLowerCase(),
-    scope: "account",
-    authenticationProfileName: name,
-    authenticationProfileContent: CONTENT,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
-function best(figures: RunFigure[]): RunFigure {
-  return figures.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
-}
-
-/** Names `${prefix}${index}`, or `${prefix}${index % modulo}` to cycle through existing ones. */
 interface Names {
   prefix: string;
   modulo?: number;
 }
 
-function nameOf(names: Names, index: number): string {
-  return `${names.prefix}${names.modulo === undefined ? index : index % names.modulo}`;
+/** Reads the server's CPU time at the start and the end of the worker's requests. */
+function cpuProbe(server: ServerProcess): JobProbe & { micros(): number } {
+  let before = Number.NaN;
+  let after = Number.NaN;
+  return {
+    started: () => {
+      before = server.cpuMicros();
+    },
+    finished: () => {
+      after = server.cpuMicros();
+    },
+    micros: () => after - before,
+  };
 }
 
-class ProfileBench {
-  private readonly container: Container;
-
-  constructor(
-    private readonly stack: BenchStack,
-    private readonly concurrency: number,
-  ) {
-    // The host's own client (services.cosmos): same connection pool, same server.
-    this.container = stack.services.database.container(CONTAINERS.profiles.id);
-  }
-
-  httpPut(names: Names, count: number, expected: number, concurrency = this.concurrency): Promise<RunFigure> {
-    return runHttpJob({
-      baseUrl: this.stack.baseUrl,
-      method: "PUT",
+async function send(
+  server: ServerProcess,
+  operation: "GET" | "PUT",
+  names: Names,
+  count: number,
+  concurrency: number,
+  expected: number,
+): Promise<ServerFigure> {
+  const probe = cpuProbe(server);
+  const figure = await runHttpJob(
+    {
+      baseUrl: server.baseUrl,
+      method: operation,
       pathPrefix: `/authenticationProfiles/${names.prefix}`,
       ...(names.modulo !== undefined && { modulo: names.modulo }),
       count,
       concurrency,
-      headers: { "x-functions-key": BENCH_FUNCTION_KEY, "content-type": "application/json" },
-      body: JSON.stringify({ authenticationProfileContent: CONTENT }),
+      headers: {
+        "x-functions-key": BENCH_FUNCTION_KEY,
+        ...(operation === "PUT" && { "content-type": "application/json" }),
+      },
+      ...(operation === "PUT" && { body: PUT_BODY }),
       expected,
-    });
-  }
+    },
+    probe,
+  );
+  return { ...figure, cpuMicrosPerRequest: probe.micros() / count };
+}
 
-  httpGet(names: Names, count: number): Promise<RunFigure> {
-    return runHttpJob({
-      baseUrl: this.stack.baseUrl,
-      method: "GET",
-      pathPrefix: `/authenticationProfiles/${names.prefix}`,
-      ...(names.modulo !== undefined && { modulo: names.modulo }),
-      count,
-      concurrency: this.concurrency,
-      headers: { "x-functions-key": BENCH_FUNCTION_KEY },
-      expected: 200,
-    });
+/** A measurement with failed requests is a failed round: its figures would not compare. */
+function whole(figure: ServerFigure, server: string): ServerFigure {
+  const failed = Object.entries(figure.failures);
+  if (failed.length > 0) {
+    throw new Error(`${server}: ${failed.map(([what, count]) => `${count} x ${what}`).join(", ")}`);
   }
+  return figure;
+}
 
-  rawUpsert(names: Names, count: number, concurrency = this.concurrency): Promise<RunFigure> {
-    return withBusy(() =>
-      runConcurrent(count, concurrency, async (index) => {
-        const { statusCode } = await this.container.items.upsert(profileDocument(nameOf(names, index)));
-        return statusCode === 200 || statusCode === 201 ? undefined : String(statusCode);
-      }),
-    );
+interface Servers {
+  service: ServerProcess;
+  bare: ServerProcess;
+}
+
+/** Slices of a round: bare and service take turns (ABBA), so both see the same background load. */
+const SLICES = 4;
+
+/** The slices of one server as one figure: requests over time, CPU over requests, failures summed. */
+function combined(slices: ServerFigure[]): ServerFigure {
+  const count = slices.reduce((sum, slice) => sum + slice.count, 0);
+  const seconds = slices.reduce((sum, slice) => sum + slice.seconds, 0);
+  const failures: Record<string, number> = {};
+  for (const slice of slices) {
+    for (const [what, n] of Object.entries(slice.failures)) failures[what] = (failures[what] ?? 0) + n;
   }
+  const failed = Object.values(failures).reduce((sum, n) => sum + n, 0);
+  const cpu = slices.reduce((sum, slice) => sum + slice.cpuMicrosPerRequest * slice.count, 0);
+  return {
+    count,
+    seconds,
+    perSecond: (count - failed) / seconds,
+    failures,
+    cpuMicrosPerRequest: cpu / count,
+  };
+}
 
-  rawRead(names: Names, count: number): Promise<RunFigure> {
-    return withBusy(() =>
-      runConcurrent(count, this.concurrency, async (index) => {
-        const id = nameOf(names, index).toLowerCase();
-        const { statusCode } = await this.container.item(id, "account").read();
-        return statusCode === 200 ? undefined : String(statusCode);
-      }),
-    );
+function compare(
+  servers: Servers,
+  operation: ComparedOperation,
+  concurrency: number,
+  sizes: HttpBenchSizes,
+  existing: Names,
+): Promise<HttpComparison> {
+  const method = operation === "GET" ? "GET" : "PUT";
+  const perSlice = Math.max(1, Math.ceil(sizes.requests / SLICES));
+  return runRounds(sizes.rounds, async (round) => {
+    const slices: Record<keyof Servers, ServerFigure[]> = { service: [], bare: [] };
+    for (let slice = 0; slice < SLICES; slice++) {
+      // ABBA, and the other way round in every other round: neither always runs first.
+      const bareFirst = (slice + round) % 2 === 1;
+      for (const name of bareFirst ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
+        slices[name].push(await send(servers[name], method, existing, perSlice, concurrency, 200));
+      }
+    }
+    const service = whole(combined(slices.service), servers.service.name);
+    const bare = whole(combined(slices.bare), servers.bare.name);
+    return { service, bare, ratio: service.perSecond / bare.perSecond };
+  }).then((rounds) => ({ operation, concurrency, goal: HTTP_GOALS[operation], rounds }));
+}
+
+async function warmUp(servers: Servers, existing: Names): Promise<void> {
+  for (const server of [servers.bare, servers.service]) {
+    await send(server, "GET", existing, 500, 16, 200);
+    await send(server, "PUT", existing, 300, 16, 200);
   }
 }
 
-/**
- * AuthenticationProfile PUT and GET through the local host (HTTP, keys, validation, the service
- * and its conditional writes) next to raw SDK point reads and upserts of the same documents
- * through the host's own Cosmos client, in the same run. The HTTP clients run on a worker thread,
- * the raw SDK calls on the host's thread. Creates cannot touch the same documents twice, so raw
- * creates write fresh documents of the same shape; reads and replaces use the very documents the
- * HTTP creates made.
- */
-export async function benchHttp(stack: BenchStack, sizes: HttpBenchSizes): Promise<HttpPair[]> {
-  const bench = new ProfileBench(stack, sizes.concurrency);
-  // Warm-up: JIT, connection pools, the quota ledger document.
-  await bench.httpPut({ prefix: "warm-" }, 50, 201);
-  await bench.httpGet({ prefix: "warm-", modulo: 50 }, 200);
-  await bench.rawRead({ prefix: "warm-", modulo: 50 }, 200);
-  await bench.rawUpsert({ prefix: "warm-raw-" }, 300);
-
-  // Creates, once each: every HTTP create also reserves its name in the quota ledger.
-  const rawCreate = await bench.rawUpsert({ prefix: "raw-" }, sizes.creates);
-  const httpCreate = await bench.httpPut({ prefix: "bench-" }, sizes.creates, 201);
-  // The same with one client: what a create costs without racing other creates for the ledger.
-  const serialCount = Math.max(1, Math.floor(sizes.creates / 2));
-  const rawSerial = await bench.rawUpsert({ prefix: "raw-serial-" }, serialCount, 1);
-  const httpSerial = await bench.httpPut({ prefix: "serial-" }, serialCount, 201, 1);
-
-  // Reads and replaces of the profiles just created, alternating raw and HTTP.
-  const existing: Names = { prefix: "bench-", modulo: sizes.creates };
-  const gets: { http: RunFigure[]; raw: RunFigure[] } = { http: [], raw: [] };
-  const replaces: { http: RunFigure[]; raw: RunFigure[] } = { http: [], raw: [] };
-  for (let round = 0; round < sizes.rounds; round++) {
-    gets.raw.push(await bench.rawRead(existing, sizes.requests));
-    gets.http.push(await bench.httpGet(existing, sizes.requests));
-    replaces.raw.push(await bench.rawUpsert(existing, sizes.requests));
-    replaces.http.push(await bench.httpPut(existing, sizes.requests, 200));
-  }
-  return [
-    { label: "GET", concurrency: sizes.concurrency, http: best(gets.http), raw: best(gets.raw) },
+async function run(servers: Servers, sizes: HttpBenchSizes): Promise<HttpBenchResult> {
+  // Warm-up of the service's create path (JIT, the quota ledger document), then the creates.
+  await send(servers.service, "PUT", { prefix: "warm-" }, 50, 16, 201);
+  const concurrency = Math.max(...sizes.concurrencies);
+  const creates: HttpCreate[] = [
     {
-      label: "PUT replace",
-      concurrency: sizes.concurrency,
-      http: best(replaces.http),
-      raw: best(replaces.raw),
+      concurrency,
+      figure: await send(servers.service, "PUT", { prefix: "bench-" }, sizes.creates, concurrency, 201),
     },
-    { label: "PUT create", concurrency: sizes.concurrency, http: httpCreate, raw: rawCreate },
-    { label: "PUT create", concurrency: 1, http: httpSerial, raw: rawSerial },
   ];
+  const serial = Math.max(1, Math.floor(sizes.creates / 2));
+  creates.push({
+    concurrency: 1,
+    figure: await send(servers.service, "PUT", { prefix: "serial-" }, serial, 1, 201),
+  });
+
+  // Reads and replaces of the profiles just created, by both servers.
+  const existing: Names = { prefix: "bench-", modulo: sizes.creates };
+  await warmUp(servers, existing);
+  const comparisons: HttpComparison[] = [];
+  for (const inFlight of sizes.concurrencies) {
+    for (const operation of Object.keys(HTTP_GOALS) as ComparedOperation[]) {
+      comparisons.push(await compare(servers, operation, inFlight, sizes, existing));
+    }
+  }
+  return { comparisons, creates };
+}
+
+/**
+ * AuthenticationProfile GET and PUT replace through the service next to the thinnest server that
+ * does the same Cosmos work (bench/bare-server.ts), each a child process of its own on the stack's
+ * Cosmos server (the host a second one, besides the stack's in-process host, on the same settings),
+ * driven by the same client on a worker thread of this process. Each round measures both, taking
+ * turns in slices, and reports requests per second and each process's CPU time per request (from
+ * /proc). Creates go through the service alone. CPU profiles of both: `cpuProfileDir`.
+ */
+export async function benchHttp(stack: BenchStack, sizes: HttpBenchSizes): Promise<HttpBenchResult> {
+  const profile = (server: string) =>
+    sizes.cpuProfileDir === undefined
+      ? []
+      : ["--cpu-prof", `--cpu-prof-dir=${path.join(sizes.cpuProfileDir, server)}`];
+  const service = await startHostProcess(stack.settings, profile("service"));
+  try {
+    const bare = await startBareProcess(stack.settings, profile("bare"));
+    try {
+      return await run({ service, bare }, sizes);
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await service.stop();
+  }
 }

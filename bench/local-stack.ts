@@ -13,6 +13,8 @@ export interface BenchStack {
   cosmosEndpoint: string;
   /** Azurite's blob endpoint (path-style, account included), for dead-letter SAS URLs. */
   blobEndpoint: string;
+  /** The settings the host runs with (ports, endpoints, keys), for another server on the same stand-ins. */
+  settings: NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function startBenchStack(
     services: host.services,
     cosmosEndpoint: stack.cosmosEndpoint,
     blobEndpoint: stack.blobEndpoint as string,
+    settings: stack.plan.settings,
     stop: async () => {
       await stack.stop();
     },

@@ -1,5 +1,5 @@
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
-import { consoleLogger } from "./host-logger";
+import { batchedConsoleLogger } from "./local-host-log";
 import { type RunningHost, startHost } from "./stack";
 import { readPort } from "./stack-plan";
 import { StartupError } from "./startup-error";
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     keys: { functionKey, masterKey },
     queues: { lockSeconds: LOCK_SECONDS },
     createContainers: false,
-    log: consoleLogger,
+    log: batchedConsoleLogger(),
   });
   console.log(`${NAME}: listening on ${host.baseUrl}`);
   reportReady();

@@ -8,6 +8,7 @@ import {
   ResourceNotFound,
   Unauthorized,
 } from "../src/common/errors";
+import { headerRecord as responseHeaders } from "../src/http/header-record";
 import { methodNotAllowedHandler } from "../src/http/method-not-allowed";
 import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
 import type { RouteDefinition, RouteHandler } from "../src/http/route";
@@ -78,8 +79,18 @@ function storageConnectionString(config: Services["config"]): string {
   return config.AzureWebJobsStorage;
 }
 
+const NO_BODY = Buffer.alloc(0);
+
 async function readBody(request: http.IncomingMessage): Promise<Buffer> {
-  if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) throw new BodyTooLarge();
+  const declared = request.headers["content-length"];
+  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): nothing to wait for.
+  if ((declared === undefined || declared === "0") && request.headers["transfer-encoding"] === undefined) {
+    return NO_BODY;
+  }
+  if (Number(declared ?? 0) > MAX_BODY_BYTES) throw new BodyTooLarge();
+  // A declared length is what the parser lets through: no limit to watch while reading.
+  if (declared !== undefined && request.headers["transfer-encoding"] === undefined)
+    return readDeclared(request);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -91,6 +102,19 @@ async function readBody(request: http.IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The whole body of a request whose length is declared, from its events (no async iterator a request). */
+function readDeclared(request: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.once("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    request.once("error", reject);
+    request.once("close", () => {
+      if (!request.complete) reject(new Error("the request closed before its body was complete"));
+    });
+  });
+}
+
 function headerRecord(request: http.IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -100,7 +124,11 @@ function headerRecord(request: http.IncomingMessage): Record<string, string> {
 }
 
 function writeResponse(response: http.ServerResponse, init: HttpResponseInit): void {
-  const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+  // Every response comes through withHttpConventions, whose headers are a record of lower-case
+  // names already; any other form is listed as a Fetch Headers would list it.
+  const given = init.headers;
+  const headers =
+    given === undefined || given instanceof Headers || Array.isArray(given) ? responseHeaders(given) : given;
   let body: Buffer | undefined;
   if (init.jsonBody !== undefined) body = Buffer.from(JSON.stringify(init.jsonBody));
   else if (typeof init.body === "string") body = Buffer.from(init.body);
@@ -109,7 +137,7 @@ function writeResponse(response: http.ServerResponse, init: HttpResponseInit): v
     throw new Error("the local host only serves string, byte and JSON bodies");
   }
   response.statusCode = init.status ?? 200;
-  for (const [name, value] of headers.entries()) response.setHeader(name, value);
+  for (const name in headers) response.setHeader(name, headers[name] as string);
   if (body !== undefined && response.statusCode !== 204 && response.statusCode !== 304) {
     response.setHeader("Content-Length", body.length);
     response.end(body);
@@ -127,6 +155,12 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   const matcher = new RouteMatcher(options.routes, options.routePrefix);
   const log = options.log ?? consoleLogger;
   const services = () => options.services;
+  /** Each route's handler with the conventions, made once; the host's own error answers as they come. */
+  const wrapped = new Map(
+    options.routes.map((route) => [route.handler, withHttpConventions(route.handler, services)]),
+  );
+  const conventional = (handler: RouteHandler) =>
+    wrapped.get(handler) ?? withHttpConventions(handler, services);
   /** Where the host listens: request URLs, and so the links handlers build, are based on it. */
   let origin = "http://127.0.0.1";
 
@@ -141,7 +175,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     const request = requestAsReceived(incoming.method ?? "GET", {
       url: url.toString(),
       headers: headerRecord(incoming),
-      query: Object.fromEntries(url.searchParams.entries()),
+      query: url.search === "" ? {} : Object.fromEntries(url.searchParams.entries()),
       params,
       ...(body !== undefined && body.length > 0 && { body: { bytes: body } }),
     });
@@ -150,7 +184,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       functionName,
       logHandler: (level, ...args) => log(level, functionName, args.map(String).join(" ")),
     });
-    return withHttpConventions(handler, services)(request, context);
+    return conventional(handler)(request, context);
   }
 
   async function handle(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {

@@ -15,6 +15,8 @@ export type MatchResult =
 interface CompiledRoute {
   route: RouteDefinition;
   segments: ({ literal: string } | { param: string })[];
+  /** How many segments are literal: the more, the more specific the route. */
+  literals: number;
 }
 
 function splitPath(pathname: string): string[] {
@@ -32,13 +34,13 @@ export class RouteMatcher {
 
   constructor(routes: readonly RouteDefinition[], routePrefix: string) {
     const prefix = splitPath(routePrefix);
-    this.compiled = routes.map((route) => ({
-      route,
-      segments: [...prefix, ...splitPath(route.route)].map((segment) => {
+    this.compiled = routes.map((route) => {
+      const segments = [...prefix, ...splitPath(route.route)].map((segment) => {
         const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
         return param ? { param: param[1] as string } : { literal: segment.toLowerCase() };
-      }),
-    }));
+      });
+      return { route, segments, literals: segments.filter((segment) => "literal" in segment).length };
+    });
   }
 
   match(method: string, pathname: string): MatchResult {
@@ -48,14 +50,15 @@ export class RouteMatcher {
     } catch {
       return { kind: "not-found" };
     }
-    const candidates = this.compiled
-      .map((compiled) => ({ compiled, params: this.bind(compiled, segments) }))
-      .filter(
-        (candidate): candidate is { compiled: CompiledRoute; params: Record<string, string> } =>
-          candidate.params !== undefined,
-      )
-      .sort((a, b) => literalCount(b.compiled) - literalCount(a.compiled));
+    const lowered = segments.map((segment) => segment.toLowerCase());
+    // Routes that match the path, most literal segments first (a stable sort: table order breaks ties).
+    const candidates: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
+    for (const compiled of this.compiled) {
+      const params = bind(compiled, segments, lowered);
+      if (params !== undefined) candidates.push({ compiled, params });
+    }
     if (candidates.length === 0) return { kind: "not-found" };
+    if (candidates.length > 1) candidates.sort((a, b) => b.compiled.literals - a.compiled.literals);
     const chosen = candidates.find((candidate) => candidate.compiled.route.methods.includes(method as never));
     if (!chosen) {
       return {
@@ -65,22 +68,24 @@ export class RouteMatcher {
     }
     return { kind: "matched", match: { route: chosen.compiled.route, params: chosen.params } };
   }
-
-  private bind(compiled: CompiledRoute, segments: string[]): Record<string, string> | undefined {
-    if (compiled.segments.length !== segments.length) return undefined;
-    const params: Record<string, string> = {};
-    for (const [index, part] of compiled.segments.entries()) {
-      const segment = segments[index] as string;
-      if ("literal" in part) {
-        if (part.literal !== segment.toLowerCase()) return undefined;
-      } else {
-        params[part.param] = segment;
-      }
-    }
-    return params;
-  }
 }
 
-function literalCount(compiled: CompiledRoute): number {
-  return compiled.segments.filter((segment) => "literal" in segment).length;
+/** The route's parameters from the path's segments (as decoded, and lower-cased), or undefined. */
+function bind(
+  compiled: CompiledRoute,
+  segments: string[],
+  lowered: string[],
+): Record<string, string> | undefined {
+  const parts = compiled.segments;
+  if (parts.length !== segments.length) return undefined;
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as CompiledRoute["segments"][number];
+    if ("literal" in part && part.literal !== lowered[index]) return undefined;
+  }
+  const params: Record<string, string> = {};
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as CompiledRoute["segments"][number];
+    if ("param" in part) params[part.param] = segments[index] as string;
+  }
+  return params;
 }

@@ -1,5 +1,5 @@
-// First: the metrics exporter starts before anything records (functions/lib/telemetry.ts).
-import "./lib/telemetry";
+// No telemetry here: only delivery records metrics, and its exporter starts with the queue
+// function's first invocation (functions/lib/telemetry.ts), off the HTTP cold start.
 import { app } from "@azure/functions";
 import { methodNotAllowedFunctions } from "../src/http/method-not-allowed";
 import { withHttpConventions } from "../src/http/with-conventions";

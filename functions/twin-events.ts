@@ -1,13 +1,16 @@
-// First: the metrics exporter starts before anything records (functions/lib/telemetry.ts).
-import "./lib/telemetry";
 import { app } from "@azure/functions";
 import { queueFunctions } from "../src/triggers/queue-functions";
 import { services } from "./lib/services";
+import { startAzureMonitorOnce } from "./lib/telemetry";
 
 for (const definition of queueFunctions) {
   app.storageQueue(definition.name, {
     queueName: definition.queueName(services.config),
     connection: definition.connection,
-    handler: (message, context) => definition.handler(message, context, services),
+    handler: (message, context) => {
+      // The metrics exporter starts before delivery first records (functions/lib/telemetry.ts).
+      startAzureMonitorOnce();
+      return definition.handler(message, context, services);
+    },
   });
 }

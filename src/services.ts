@@ -1,20 +1,17 @@
 import type { CosmosClient, Database } from "@azure/cosmos";
 import type { QueueServiceClient } from "@azure/storage-queue";
-import { AssessmentService } from "./assessments/assessment-service";
+import type { AssessmentService } from "./assessments/assessment-service";
 import { poisonQueueName } from "./common/poison-queue";
 import type { AppConfig } from "./config";
-import { DeadLetterRedelivery } from "./delivery/dead-letter-redelivery";
-import { DeadLetterWriter } from "./delivery/dead-letter-writer";
-import { DeliveryQueues } from "./delivery/delivery-queues";
-import { EndpointCache } from "./delivery/endpoint-cache";
-import { SenderPool } from "./delivery/sender-pool";
-import { TwinEventDelivery } from "./delivery/twin-event-delivery";
+import type { DeadLetterRedelivery } from "./delivery/dead-letter-redelivery";
+import type { DeliveryQueues } from "./delivery/delivery-queues";
+import type { SenderPool } from "./delivery/sender-pool";
+import type { TwinEventDelivery } from "./delivery/twin-event-delivery";
 import { allowListFromConfig } from "./endpoints/endpoint-allow-list";
-import { EndpointService } from "./endpoints/endpoint-service";
-import { EventPublisher } from "./events/event-publisher";
+import type { EndpointService } from "./endpoints/endpoint-service";
+import type { EventPublisher } from "./events/event-publisher";
 import { cosmosProbe, type Probe, storageProbe } from "./health/health-check";
-import { ProfileService } from "./profiles/profile-service";
-import { SecretBox } from "./secrets/secret-box";
+import type { ProfileService } from "./profiles/profile-service";
 import { CONTAINERS } from "./store/containers";
 import { createCosmosClient } from "./store/cosmos-client";
 import { createQueueServiceClient } from "./store/queue-service";
@@ -36,58 +33,141 @@ export interface Services {
   healthProbes: Record<string, Probe>;
 }
 
-export function createServices(config: AppConfig): Services {
-  const cosmos = createCosmosClient(config);
-  const database = cosmos.database(config.COSMOS_DATABASE);
-  const queueService = createQueueServiceClient(config, {
-    retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 },
+/** Makes a property on first read and keeps it: from then on it is a plain data property. */
+function lazy<K extends keyof Services>(services: Services, key: K, make: () => Services[K]): void {
+  Object.defineProperty(services, key, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const value = make();
+      Object.defineProperty(services, key, { value, configurable: true, enumerable: true, writable: true });
+      return value;
+    },
   });
-  const endpoints = new EndpointService(
-    database.container(CONTAINERS.queueEndpoints.id),
+}
+
+/** `make` run on the first call, its value returned by every call. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+}
+
+/** The property when it has been made (or was never lazy); undefined while it is still to make. */
+function made<K extends keyof Services>(services: Services, key: K): Services[K] | undefined {
+  const property = Object.getOwnPropertyDescriptor(services, key);
+  return property && "value" in property ? (property.value as Services[K]) : undefined;
+}
+
+/**
+ * Every part is made, and its module loaded, on first use, not here: the Functions worker loads the
+ * entry points (and with them this) before the first invocation, and most parts load an Azure SDK
+ * that takes tens to hundreds of milliseconds to load (the Cosmos DB SDK about 300 ms, the Service
+ * Bus, blob and queue SDKs over 100 ms each). An HTTP request loads the Cosmos DB SDK only; the Service Bus and blob
+ * SDKs load with the first delivery, dead letter or redelivery, the queue SDK with the first ingest
+ * (or health check, or delivery). The settings are validated before this (loadConfig).
+ */
+export function createServices(config: AppConfig): Services {
+  const services = { config } as Services;
+  // One client for the events queue and one DeliveryQueues (which creates each queue once), shared
+  // by ingest, delivery and redelivery, as when everything was made up front.
+  const eventsQueue = once(() => services.queueService.getQueueClient(config.TWIN_EVENTS_QUEUE));
+  const deliveryQueues = once(() => {
+    const { DeliveryQueues } =
+      require("./delivery/delivery-queues") as typeof import("./delivery/delivery-queues");
+    return new DeliveryQueues(
+      eventsQueue(),
+      services.queueService.getQueueClient(poisonQueueName(config.TWIN_EVENTS_QUEUE)),
+    );
+  });
+  lazy(services, "cosmos", () => createCosmosClient(config));
+  lazy(services, "database", () => services.cosmos.database(config.COSMOS_DATABASE));
+  lazy(services, "queueService", () =>
+    createQueueServiceClient(config, { retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 } }),
+  );
+  lazy(services, "profiles", () => profileService(services));
+  lazy(services, "endpoints", () => endpointService(services));
+  lazy(services, "assessments", () => {
+    const { AssessmentService } =
+      require("./assessments/assessment-service") as typeof import("./assessments/assessment-service");
+    return new AssessmentService(services.database.container(CONTAINERS.clusterAssessments.id));
+  });
+  lazy(services, "eventPublisher", () => {
+    const { EventPublisher } =
+      require("./events/event-publisher") as typeof import("./events/event-publisher");
+    return new EventPublisher(eventsQueue());
+  });
+  lazy(services, "senders", () => senderPool(config));
+  lazy(services, "delivery", () => twinEventDelivery(services, deliveryQueues()));
+  lazy(services, "deadLetterRedelivery", () => {
+    const { DeadLetterRedelivery } =
+      require("./delivery/dead-letter-redelivery") as typeof import("./delivery/dead-letter-redelivery");
+    return new DeadLetterRedelivery(deliveryQueues());
+  });
+  lazy(services, "healthProbes", () => ({
+    cosmos: cosmosProbe(services.database),
+    storage: storageProbe(services.queueService),
+  }));
+  return services;
+}
+
+function profileService(services: Services): ProfileService {
+  const { config } = services;
+  const { ProfileService } =
+    require("./profiles/profile-service") as typeof import("./profiles/profile-service");
+  return new ProfileService(services.database.container(CONTAINERS.profiles.id), {
+    maxContentBytes: config.AUTH_PROFILE_CONTENT_MAX_BYTES,
+    maxCount: config.AUTH_PROFILE_MAX_COUNT,
+  });
+}
+
+function endpointService(services: Services): EndpointService {
+  const { config } = services;
+  const { EndpointService } =
+    require("./endpoints/endpoint-service") as typeof import("./endpoints/endpoint-service");
+  const { SecretBox } = require("./secrets/secret-box") as typeof import("./secrets/secret-box");
+  return new EndpointService(
+    services.database.container(CONTAINERS.queueEndpoints.id),
     new SecretBox(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []),
     config.ENDPOINTS_PER_INSTANCE_MAX,
     allowListFromConfig(config),
   );
-  const eventsQueue = queueService.getQueueClient(config.TWIN_EVENTS_QUEUE);
-  const deliveryQueues = new DeliveryQueues(
-    eventsQueue,
-    queueService.getQueueClient(poisonQueueName(config.TWIN_EVENTS_QUEUE)),
-  );
-  const senders = new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
-  return {
-    config,
-    cosmos,
-    database,
-    queueService,
-    profiles: new ProfileService(database.container(CONTAINERS.profiles.id), {
-      maxContentBytes: config.AUTH_PROFILE_CONTENT_MAX_BYTES,
-      maxCount: config.AUTH_PROFILE_MAX_COUNT,
-    }),
-    endpoints,
-    assessments: new AssessmentService(database.container(CONTAINERS.clusterAssessments.id)),
-    eventPublisher: new EventPublisher(eventsQueue),
-    delivery: new TwinEventDelivery({
-      endpointSource: new EndpointCache(endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
-      senders,
-      deadLetterWriter: new DeadLetterWriter(),
-      deliveryQueues,
-      settings: {
-        maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
-        ttlSeconds: config.DELIVERY_TTL_SECONDS,
-        backoff: {
-          baseSeconds: config.DELIVERY_BACKOFF_BASE_SECONDS,
-          capSeconds: config.DELIVERY_BACKOFF_CAP_SECONDS,
-        },
+}
+
+function senderPool(config: AppConfig): SenderPool {
+  const { SenderPool } = require("./delivery/sender-pool") as typeof import("./delivery/sender-pool");
+  return new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
+}
+
+function twinEventDelivery(services: Services, deliveryQueues: DeliveryQueues): TwinEventDelivery {
+  const { config } = services;
+  const { TwinEventDelivery } =
+    require("./delivery/twin-event-delivery") as typeof import("./delivery/twin-event-delivery");
+  const { EndpointCache } =
+    require("./delivery/endpoint-cache") as typeof import("./delivery/endpoint-cache");
+  const { DeadLetterWriter } =
+    require("./delivery/dead-letter-writer") as typeof import("./delivery/dead-letter-writer");
+  return new TwinEventDelivery({
+    endpointSource: new EndpointCache(services.endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
+    senders: services.senders,
+    deadLetterWriter: new DeadLetterWriter(),
+    deliveryQueues,
+    settings: {
+      maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+      ttlSeconds: config.DELIVERY_TTL_SECONDS,
+      backoff: {
+        baseSeconds: config.DELIVERY_BACKOFF_BASE_SECONDS,
+        capSeconds: config.DELIVERY_BACKOFF_CAP_SECONDS,
       },
-    }),
-    deadLetterRedelivery: new DeadLetterRedelivery(deliveryQueues),
-    senders,
-    healthProbes: { cosmos: cosmosProbe(database), storage: storageProbe(queueService) },
-  };
+    },
+  });
 }
 
 /** Closes the connections a Services holds (the local host and tests stop cleanly with it). */
 export async function disposeServices(services: Services): Promise<void> {
-  await services.senders.close();
-  services.cosmos.dispose();
+  // Only what was made: closing must not load an SDK the process never used.
+  await made(services, "senders")?.close();
+  made(services, "cosmos")?.dispose();
 }

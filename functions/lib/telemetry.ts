@@ -4,7 +4,13 @@ import type { TokenCredential } from "@azure/identity";
  * Exports the service's OpenTelemetry metrics (src/delivery/delivery-metrics.ts) to Application
  * Insights, through `@azure/monitor-opentelemetry`, when APPLICATIONINSIGHTS_CONNECTION_STRING is
  * set (in Azure: infra/main.bicep). Anywhere else nothing is loaded: the package is required only
- * here, so local runs and tests do not pay for it at start-up, and the metrics calls stay no-ops.
+ * here, so local runs and tests do not pay for it, and the metrics calls stay no-ops.
+ *
+ * Started by the queue function's first invocation (functions/twin-events.ts), not when the entry
+ * points load: delivery is all that records these metrics, and loading the distro takes 1.6–1.8 s
+ * and ~50 MB, which an HTTP-only instance would otherwise pay on every cold start before its first
+ * request. The instruments are made after the provider is registered (delivery-metrics.ts), so
+ * nothing recorded is lost.
  *
  * The host already sends requests, dependencies and the invocation logs to Application Insights,
  * so the distro's own instrumentations (http, Azure SDK, databases, log libraries) are off: this
@@ -56,4 +62,10 @@ function credentialOf(authentication: string | undefined): TokenCredential | und
   return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();
 }
 
-startAzureMonitor();
+let started: boolean | undefined;
+
+/** startAzureMonitor, once per process. */
+export function startAzureMonitorOnce(): boolean {
+  started ??= startAzureMonitor();
+  return started;
+}

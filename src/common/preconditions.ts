@@ -6,8 +6,16 @@ export interface Preconditions {
   ifNoneMatch?: string[];
 }
 
+/** What `.` does not match: a tag holding one is left to the expressions below, as before. */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
 /** Entity tags are compared without quotes and weakness markers, as RFC 9110 weak comparison does. */
 export function normalizeEtag(etag: string): string {
+  // The usual case, a quoted strong tag as stored: no expression needed.
+  const quoted = etag.length >= 2 && etag.charCodeAt(0) === 0x22 && etag.charCodeAt(etag.length - 1) === 0x22;
+  if (quoted && !LINE_BREAK.test(etag)) {
+    return etag.slice(1, -1);
+  }
   return etag
     .trim()
     .replace(/^W\//, "")

@@ -1,11 +1,10 @@
-import type { ServiceBusMessageBatch, ServiceBusSender } from "@azure/service-bus";
+import type { ServiceBusMessageBatch } from "@azure/service-bus";
 import { describeError } from "../common/describe-error";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
-import { toServiceBusMessage } from "./service-bus-message";
+import { SharedBatches, type TopicSender } from "./shared-batches";
 
-/** What delivery needs of a topic's sender; a ServiceBusSender is one. */
-export type TopicSender = Pick<ServiceBusSender, "createMessageBatch" | "sendMessages">;
+export type { TopicSender } from "./shared-batches";
 
 /** Where delivery gets a sender for a connection string and topic; the SenderPool is one. */
 export interface SenderSource {
@@ -25,21 +24,9 @@ function errorName(error: unknown): string {
   return error instanceof Error ? error.name || error.constructor.name : typeof error;
 }
 
-/** Fills one batch from the front of `events`; returns it and how many events it took. */
-async function fillBatch(
-  sender: TopicSender,
-  events: CloudEvent[],
-): Promise<{ batch: ServiceBusMessageBatch; taken: number }> {
-  const batch = await sender.createMessageBatch();
-  let taken = 0;
-  while (taken < events.length && batch.tryAddMessage(toServiceBusMessage(events[taken] as CloudEvent)))
-    taken++;
-  if (taken === 0) throw new Error(`event ${events[0]?.id} is larger than the topic's maximum message size`);
-  return { batch, taken };
-}
-
 /**
- * Sends events to one endpoint's topic in as few batches as fit. Each batch goes to the primary
+ * Sends events to one endpoint's topic in as few batches as fit: `shared`, the batches made once
+ * for all of the instance's endpoints (shared-batches.ts). Each batch goes to the primary
  * connection; when that fails, to the secondary, which is then preferred for the rest of the
  * events. Events of a batch that failed on both are reported back for a later retry, as are all
  * the events of an endpoint whose secrets this deployment cannot open.
@@ -48,6 +35,7 @@ export async function deliverToEndpoint(
   pool: SenderSource,
   endpoint: DeliveryEndpoint,
   events: CloudEvent[],
+  shared: SharedBatches = SharedBatches.of(events),
 ): Promise<EndpointDeliveryResult> {
   if (endpoint.secrets === undefined) {
     return {
@@ -63,17 +51,17 @@ export async function deliverToEndpoint(
   ];
   let preferred = 0;
   let failuresInARow = 0;
-  const delivered: CloudEvent[] = [];
-  let remaining = events;
+  let sent = 0;
+  let next = 0;
   let lastError: string | undefined;
   let lastErrorName: string | undefined;
-  while (remaining.length > 0) {
+  while (sent < events.length) {
     try {
       const sender = pool.sender(connections[preferred] as string, endpoint.topic);
-      const { batch, taken } = await fillBatch(sender, remaining);
+      const batch = (await shared.batches(sender))[next] as ServiceBusMessageBatch;
       await sender.sendMessages(batch);
-      delivered.push(...remaining.slice(0, taken));
-      remaining = remaining.slice(taken);
+      sent += batch.count;
+      next++;
       failuresInARow = 0;
     } catch (error) {
       lastError = describeError(error);
@@ -83,7 +71,8 @@ export async function deliverToEndpoint(
       preferred = (preferred + 1) % connections.length;
     }
   }
-  return remaining.length === 0
+  const delivered = sent === events.length ? events : events.slice(0, sent);
+  return sent === events.length
     ? { delivered, failed: [] }
-    : { delivered, failed: remaining, lastError, lastErrorName };
+    : { delivered, failed: events.slice(sent), lastError, lastErrorName };
 }

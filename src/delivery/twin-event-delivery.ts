@@ -12,6 +12,7 @@ import { countEvents, endpointAttributes, recordLatency } from "./delivery-metri
 import type { DeliveryQueues, PoisonRecord } from "./delivery-queues";
 import type { EndpointSource } from "./endpoint-cache";
 import { deliverToEndpoint, type SenderSource } from "./endpoint-delivery";
+import { SharedBatches } from "./shared-batches";
 
 export interface DeliverySettings {
   maxAttempts: number;
@@ -44,6 +45,8 @@ const DEAD_LETTER_CONCURRENCY = 16;
 interface Invocation {
   counters: DeliveryCounters;
   logger: DeliveryLogger;
+  /** The trace ids of all the message's events, for the log lines; worked out once, when first asked. */
+  allTraceIds?: string;
 }
 
 /**
@@ -111,7 +114,11 @@ export class TwinEventDelivery {
       return counters;
     }
     const receivedAt = twinsMessage.receivedAt ?? this.now().toISOString();
-    await Promise.all(endpoints.map((endpoint) => this.deliverTo(run, endpoint, twinsMessage, receivedAt)));
+    // What does not depend on the endpoint is done once: the events as encoded Service Bus batches.
+    const batches = SharedBatches.of(twinsMessage.events);
+    await Promise.all(
+      endpoints.map((endpoint) => this.deliverTo(run, endpoint, twinsMessage, batches, receivedAt)),
+    );
     return counters;
   }
 
@@ -119,9 +126,10 @@ export class TwinEventDelivery {
     run: Invocation,
     endpoint: DeliveryEndpoint,
     message: DeliveryMessage,
+    batches: SharedBatches,
     receivedAt: string,
   ): Promise<void> {
-    const result = await deliverToEndpoint(this.deps.senders, endpoint, message.events);
+    const result = await deliverToEndpoint(this.deps.senders, endpoint, message.events, batches);
     run.counters.delivered += result.delivered.length;
     const attributes = endpointAttributes(message.twinsInstanceId, endpoint.name);
     countEvents("delivered", result.delivered.length, attributes);
@@ -134,7 +142,7 @@ export class TwinEventDelivery {
           instance: message.twinsInstanceId,
           endpoint: endpoint.name,
           events: result.delivered.length,
-          traceIds: eventTraceIds(result.delivered),
+          traceIds: this.deliveredTraceIds(run, message, result.delivered),
         }),
       );
     }
@@ -176,6 +184,13 @@ export class TwinEventDelivery {
         traceIds: eventTraceIds(result.failed),
       }),
     );
+  }
+
+  /** The delivered events' trace ids; for all of a message's events, worked out once per invocation. */
+  private deliveredTraceIds(run: Invocation, message: DeliveryMessage, delivered: CloudEvent[]): string {
+    if (delivered.length !== message.events.length) return eventTraceIds(delivered);
+    run.allTraceIds ??= eventTraceIds(message.events);
+    return run.allTraceIds;
   }
 
   private async deadLetter(

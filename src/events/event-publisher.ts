@@ -1,30 +1,97 @@
 import type { QueueClient } from "@azure/storage-queue";
 import { translateStorageError } from "../store/storage-errors";
 import type { CloudEvent } from "./cloud-event";
-import { encodeQueueMessage, packEvents } from "./queue-message";
+import { packEncodedEvents } from "./queue-message";
+
+/** Requests for one instance whose events wait to go into the next write together. */
+interface PendingWrite {
+  events: CloudEvent[];
+  /** When the first of them arrived: the delivery TTL counts from the earliest. */
+  receivedAt: string;
+  settle: { resolve(): void; reject(error: unknown): void }[];
+}
 
 /**
  * Puts ingested events durably on the twin-events queue, split into messages under the queue's
- * 64 KiB limit. Resolves only when every message is stored: that is what a 202 promises.
+ * 64 KiB limit. Resolves only when every message holding the request's events is stored: that is
+ * what a 202 promises.
+ *
+ * Group commit, per instance: while a write for an instance is under way, the events of the
+ * requests that arrive for it wait and then go out together in the next write. With one event
+ * per request (as Azure Digital Twins routes them) this turns hundreds of queue messages a second
+ * into a few dozen, each carrying many events: fewer storage transactions, and one queue-trigger
+ * invocation and one Service Bus batch per message downstream. An idle instance's request is
+ * written at once, so coalescing adds no wait, only what the previous write still takes. A failed
+ * write fails every request whose events it carried; none of them is acknowledged.
+ *
+ * A write still under way after `stallMs` stops holding the others back: the next write starts
+ * beside it. A storage request that hangs (the SDK gives up on one after 10 s, then retries) then
+ * delays only the requests it carries, not every request of the instance after it.
  */
 export class EventPublisher {
   private queueReady: Promise<unknown> | undefined;
+  /** Instances with a write under way that has not yet taken `stallMs`. */
+  private readonly writing = new Set<string>();
+  private readonly pending = new Map<string, PendingWrite>();
 
-  constructor(private readonly queue: QueueClient) {}
+  constructor(
+    private readonly queue: QueueClient,
+    private readonly now: () => Date = () => new Date(),
+    private readonly stallMs = 500,
+  ) {}
 
-  async publish(twinsInstanceId: string, events: CloudEvent[]): Promise<number> {
-    const messages = packEvents({ twinsInstanceId, receivedAt: new Date().toISOString() }, events);
-    try {
-      // Created once per process; a failed attempt is forgotten so the next request tries again.
-      this.queueReady ??= this.queue.createIfNotExists().catch((error: unknown) => {
-        this.queueReady = undefined;
-        throw error;
+  publish(twinsInstanceId: string, events: CloudEvent[]): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      let waiting = this.pending.get(twinsInstanceId);
+      if (waiting === undefined) {
+        waiting = { events: [], receivedAt: this.now().toISOString(), settle: [] };
+        this.pending.set(twinsInstanceId, waiting);
+      }
+      waiting.events.push(...events);
+      waiting.settle.push({ resolve: () => resolve(events.length), reject });
+      this.writeNext(twinsInstanceId);
+    });
+  }
+
+  /** Starts the instance's next write, unless one is under way (its end starts the next). */
+  private writeNext(twinsInstanceId: string): void {
+    const next = this.pending.get(twinsInstanceId);
+    if (next === undefined || this.writing.has(twinsInstanceId)) return;
+    this.pending.delete(twinsInstanceId);
+    this.writing.add(twinsInstanceId);
+    let holding = true;
+    const release = () => {
+      if (!holding) return;
+      holding = false;
+      this.writing.delete(twinsInstanceId);
+      this.writeNext(twinsInstanceId);
+    };
+    const stalled = setTimeout(release, this.stallMs);
+    stalled.unref();
+    this.write(twinsInstanceId, next)
+      .then(
+        () => {
+          for (const request of next.settle) request.resolve();
+        },
+        (error: unknown) => {
+          const translated = translateStorageError(error);
+          for (const request of next.settle) request.reject(translated);
+        },
+      )
+      .finally(() => {
+        clearTimeout(stalled);
+        release();
       });
-      await this.queueReady;
-      await Promise.all(messages.map((message) => this.queue.sendMessage(encodeQueueMessage(message))));
-    } catch (error) {
-      throw translateStorageError(error);
-    }
-    return events.length;
+  }
+
+  private async write(twinsInstanceId: string, batch: PendingWrite): Promise<void> {
+    const messages = packEncodedEvents({ twinsInstanceId, receivedAt: batch.receivedAt }, batch.events);
+    // Created once per process; a failed attempt is forgotten so the next request tries again.
+    this.queueReady ??= this.queue.createIfNotExists().catch((error: unknown) => {
+      this.queueReady = undefined;
+      throw error;
+    });
+    await this.queueReady;
+    await Promise.all(messages.map((message) => this.queue.sendMessage(message)));
   }
 }

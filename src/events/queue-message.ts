@@ -26,8 +26,23 @@ const MAX_JSON_BYTES = Math.floor((MAX_QUEUE_MESSAGE_BYTES * 3) / 4);
 const ENVELOPE_RESERVE_BYTES = 2048;
 export const MAX_EVENT_BYTES = MAX_JSON_BYTES - ENVELOPE_RESERVE_BYTES;
 
+/**
+ * Each event's JSON, made once: ingest measures an event with it and then packs the same text into
+ * the queue message. Events are never changed once validated, so the text stays true.
+ */
+const eventJsonCache = new WeakMap<CloudEvent, string>();
+
+export function eventJson(event: CloudEvent): string {
+  let json = eventJsonCache.get(event);
+  if (json === undefined) {
+    json = JSON.stringify(event);
+    eventJsonCache.set(event, json);
+  }
+  return json;
+}
+
 export function eventBytes(event: CloudEvent): number {
-  return Buffer.byteLength(JSON.stringify(event), "utf8");
+  return Buffer.byteLength(eventJson(event), "utf8");
 }
 
 /**
@@ -58,4 +73,16 @@ export function packEvents<T extends object>(
 
 export function encodeQueueMessage(message: object): string {
   return Buffer.from(JSON.stringify(message), "utf8").toString("base64");
+}
+
+/**
+ * packEvents, as the queue messages' texts (base64 of the JSON): the same text
+ * encodeQueueMessage(packEvents(…)) gives, with each event serialised only once.
+ */
+export function packEncodedEvents(envelope: object, events: CloudEvent[]): string[] {
+  // `{…envelope,"events":[]}` without its closing `]}`: the events go in between.
+  const head = JSON.stringify({ ...envelope, events: [] }).slice(0, -2);
+  return packEvents(envelope, events).map((message) =>
+    Buffer.from(`${head}${message.events.map(eventJson).join(",")}]}`, "utf8").toString("base64"),
+  );
 }

@@ -56,8 +56,25 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
   throw invalidRequest(result.error.issues.flatMap((issue) => toDetails(issue, input)));
 }
 
+/** `{ [name]: schema }` as a zod object, made once per parameter and schema. */
+const wrappers = new WeakMap<z.ZodType, Map<string, z.ZodObject>>();
+
+function wrapperOf(name: string, schema: z.ZodType): z.ZodObject {
+  let byName = wrappers.get(schema);
+  if (byName === undefined) {
+    byName = new Map();
+    wrappers.set(schema, byName);
+  }
+  let wrapper = byName.get(name);
+  if (wrapper === undefined) {
+    wrapper = z.object({ [name]: schema });
+    byName.set(name, wrapper);
+  }
+  return wrapper;
+}
+
 /** Validates one path or query parameter, reporting it under its own name as the target. */
 export function parseParameter<S extends z.ZodType>(name: string, schema: S, value: unknown): z.infer<S> {
-  const parsed = parseOrThrow(z.object({ [name]: schema }), { [name]: value }) as Record<string, z.infer<S>>;
+  const parsed = parseOrThrow(wrapperOf(name, schema), { [name]: value }) as Record<string, z.infer<S>>;
   return parsed[name] as z.infer<S>;
 }

@@ -4,6 +4,7 @@ import { describeError } from "../common/describe-error";
 import { redactSecrets } from "../common/redact";
 import type { Services } from "../services";
 import { errorResponse } from "./errors";
+import { headerRecord, sortedByName } from "./header-record";
 import type { RouteHandler } from "./route";
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -11,6 +12,15 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 function correlationId(request: HttpRequest): string {
   const given = request.headers.get("x-ms-correlation-request-id");
   return given !== null && CORRELATION_ID.test(given) ? given : randomUUID();
+}
+
+/** The path of an absolute URL as Fetch normalised it (new URL(url).pathname, without parsing it again). */
+function pathOf(url: string): string {
+  const authority = url.indexOf("//");
+  const start = url.indexOf("/", authority < 0 ? 0 : authority + 2);
+  if (start < 0) return "/";
+  const end = url.search(/[?#]/);
+  return end < start ? url.slice(start) : url.slice(start, end);
 }
 
 /** The failure on one line (code and message, secrets masked), then its stack, for the log. */
@@ -36,14 +46,13 @@ export function withHttpConventions(handler: RouteHandler, services: () => Servi
       if ((response.status ?? 500) >= 500)
         context.error(`request ${requestId} failed: ${describeFailure(error)}`);
     }
-    const headers = new Headers(response.headers as ConstructorParameters<typeof Headers>[0]);
-    headers.set("x-ms-request-id", requestId);
-    headers.set("x-ms-correlation-request-id", correlation);
-    if (response.jsonBody !== undefined) headers.set("Content-Type", "application/json; charset=utf-8");
-    const path = new URL(request.url).pathname;
+    const headers = headerRecord(response.headers);
+    headers["x-ms-request-id"] = requestId;
+    headers["x-ms-correlation-request-id"] = correlation;
+    if (response.jsonBody !== undefined) headers["content-type"] = "application/json; charset=utf-8";
     context.log(
-      `${request.method} ${path} -> ${response.status ?? 200} in ${Date.now() - started} ms (request ${requestId}, correlation ${correlation})`,
+      `${request.method} ${pathOf(request.url)} -> ${response.status ?? 200} in ${Date.now() - started} ms (request ${requestId}, correlation ${correlation})`,
     );
-    return { ...response, headers: Object.fromEntries(headers.entries()) };
+    return { ...response, headers: sortedByName(headers) };
   };
 }

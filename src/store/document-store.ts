@@ -13,11 +13,23 @@ export type BatchOutcome =
 /** A stored document as read back: the body plus the store's version tag. */
 export type Stored<T> = T & { _etag: string };
 
-const SYSTEM_PROPERTIES = ["_rid", "_self", "_ts", "_attachments", "_lsn"] as const;
+const SYSTEM_PROPERTIES: ReadonlySet<string> = new Set(["_rid", "_self", "_ts", "_attachments", "_lsn"]);
 
+/** A copy without Cosmos's system properties (but with `_etag`); copied, not deleted, so it stays a fast object. */
 export function withoutSystemProperties<T>(resource: Record<string, unknown>): Stored<T> {
-  const copy = { ...resource };
-  for (const key of SYSTEM_PROPERTIES) delete copy[key];
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(resource)) {
+    if (SYSTEM_PROPERTIES.has(key)) continue;
+    // A member named __proto__ stays a member, as the spread this replaces kept it.
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, {
+        value: resource[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else copy[key] = resource[key];
+  }
   return copy as Stored<T>;
 }
 
@@ -39,7 +51,7 @@ export class DocumentStore<T extends { id: string }> {
     private readonly partitionKeyOf: (document: T) => string,
   ) {}
 
-  async read(id: string, partitionKey: string): Promise<Stored<T> | undefined> {
+  read(id: string, partitionKey: string): Promise<Stored<T> | undefined> {
     return this.readOther<T>(id, partitionKey);
   }
 

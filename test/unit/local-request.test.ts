@@ -57,3 +57,46 @@ describe("readRequestHead", () => {
     },
   );
 });
+
+describe("requestAsReceived's lazily made Fetch Request", () => {
+  const url = "http://127.0.0.1/x?a=1";
+
+  it("answers headers, query and body bytes as a Fetch Request would", async () => {
+    const bytes = Buffer.from('{"a":1}');
+    const request = requestAsReceived("PUT", {
+      url,
+      headers: { "content-type": "application/json", "x-ms-correlation-request-id": "c-1" },
+      query: { a: "1" },
+      params: { name: "x" },
+      body: { bytes },
+    });
+    expect(request.headers.get("Content-Type")).toBe("application/json");
+    expect(request.query.get("a")).toBe("1");
+    expect(request.params).toEqual({ name: "x" });
+    expect(request.bodyUsed).toBe(false);
+    expect(Buffer.from(await request.arrayBuffer()).toString()).toBe('{"a":1}');
+    expect(request.bodyUsed).toBe(true);
+    await expect(request.text()).rejects.toThrow(TypeError);
+  });
+
+  it("decodes text as Fetch does (UTF-8, byte order mark dropped) and parses json", async () => {
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"é":1}')]);
+    expect(await requestAsReceived("POST", { url, body: { bytes: bom } }).text()).toBe('{"é":1}');
+    expect(await requestAsReceived("POST", { url, body: { bytes: bom } }).json()).toEqual({ é: 1 });
+  });
+
+  it("gives a string body Fetch's text/plain content type when none is named", () => {
+    const request = requestAsReceived("POST", { url, body: { string: "hi" } });
+    expect(request.headers.get("content-type")).toBe("text/plain;charset=UTF-8");
+  });
+
+  it("builds the real Request for the body stream and for clone", async () => {
+    const request = requestAsReceived("PUT", { url, headers: { a: "b" }, body: { string: "{}" } });
+    const clone = request.clone();
+    expect(clone.headers.get("a")).toBe("b");
+    expect(await clone.text()).toBe("{}");
+    expect(request.body).not.toBeNull();
+    expect(await request.text()).toBe("{}");
+    expect(request.bodyUsed).toBe(true);
+  });
+});

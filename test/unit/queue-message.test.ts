@@ -4,6 +4,7 @@ import {
   encodeQueueMessage,
   MAX_EVENT_BYTES,
   MAX_QUEUE_MESSAGE_BYTES,
+  packEncodedEvents,
   packEvents,
 } from "../../src/events/queue-message";
 import { validateEvents } from "../../src/http/routes/ingest-routes";
@@ -41,6 +42,19 @@ describe("packEvents", () => {
     expect(Buffer.byteLength(JSON.stringify(maximal))).toBe(MAX_EVENT_BYTES);
     const [message] = packEvents({ ...envelope, receivedAt: new Date().toISOString() }, [maximal]);
     expect(encodeQueueMessage(message as object).length).toBeLessThanOrEqual(MAX_QUEUE_MESSAGE_BYTES);
+  });
+});
+
+describe("packEncodedEvents", () => {
+  it("gives exactly the texts encodeQueueMessage(packEvents(...)) gives, unicode and escapes included", () => {
+    const envelope = { twinsInstanceId: '/i/\u00e9"q"', receivedAt: "2026-11-23T00:00:00.000Z" };
+    const events = Array.from({ length: 300 }, (_, index) => ({
+      ...makeEvent(index, 400),
+      subject: index % 2 === 0 ? "k\u212A \ud83d\ude00 \\ \u2028" : "plain",
+    }));
+    const expected = packEvents(envelope, events).map(encodeQueueMessage);
+    expect(expected.length).toBeGreaterThan(1);
+    expect(packEncodedEvents(envelope, events)).toEqual(expected);
   });
 });
 

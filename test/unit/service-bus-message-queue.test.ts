@@ -19,6 +19,27 @@ function queues(maxDeliveryCount = 10, lockDurationMs = 30_000) {
 describe("MessageQueue", () => {
   afterEach(() => jest.useRealTimers());
 
+  it("keeps sequence order across thousands of takes, a message returned mid-way and peeks", () => {
+    const { active } = queues();
+    for (let n = 1; n <= 5000; n++) active.enqueue(entry(n));
+    const taken = Array.from({ length: 3000 }, () => active.take()?.sequenceNumber);
+    expect(taken).toEqual(Array.from({ length: 3000 }, (_, index) => index + 1));
+    // A lock on 3001 abandoned after the front was dropped: it comes back first.
+    active.lockNext(consumer, "t1");
+    active.abandon("t1");
+    expect(active.stats()).toMatchObject({ active: 2000, locked: 0, completed: 3000 });
+    expect(active.peek(0, 2).map((message) => message.sequenceNumber)).toEqual([3001, 3002]);
+    const rest: number[] = [];
+    for (let message = active.take(); message !== undefined; message = active.take()) {
+      rest.push(message.sequenceNumber);
+    }
+    expect(rest).toEqual(Array.from({ length: 2000 }, (_, index) => index + 3001));
+    active.enqueue(entry(9000));
+    expect(active.take()?.sequenceNumber).toBe(9000);
+    expect(active.take()).toBeUndefined();
+    active.dispose();
+  });
+
   it("puts an abandoned message back in sequence order, its delivery count raised", () => {
     const { active } = queues();
     active.enqueue(entry(1));

@@ -27,6 +27,7 @@ export function listenForAmqp(
     // AMQP is chatty (flow, transfer, disposition): without this, Nagle's algorithm and delayed
     // ACKs hold small frames back ~40 ms each, and a credit-1 receiver crawls at ~25 messages/s.
     socket.setNoDelay(true);
+    coalesceWrites(socket);
 
     // rhea types create_connection for outgoing connections only; accept() makes this one a server's.
     const connection = container.create_connection(options as ConnectionOptions);
@@ -41,6 +42,27 @@ export function listenForAmqp(
       resolve({ port: (server.address() as net.AddressInfo).port, close: () => closeAll(server, open) });
     });
   });
+}
+
+/**
+ * rhea writes each frame as it makes it: one system call per message delivered. Corking the socket
+ * for the rest of the tick sends a tick's frames in one write (Service Bus batches its frames too);
+ * nothing waits longer than the current tick.
+ */
+function coalesceWrites(socket: net.Socket): void {
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let corked = false;
+  socket.write = ((...args: unknown[]) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return write(...args);
+  }) as typeof socket.write;
 }
 
 async function closeAll(server: net.Server, open: Map<net.Socket, Connection>): Promise<void> {

@@ -52,7 +52,9 @@ export interface QueueStats {
  * vanished receiver returns it with its delivery count raised.
  */
 export class MessageQueue {
+  /** Waiting messages in sequence order, from `head` on (shift() is linear on large arrays). */
   private available: QueuedMessage[] = [];
+  private head = 0;
   private readonly locks = new Map<string, HeldLock>();
   private readonly consumers: QueueConsumer[] = [];
   private nextConsumer = 0;
@@ -66,8 +68,12 @@ export class MessageQueue {
 
   enqueue(entry: QueuedMessage): void {
     const last = this.available[this.available.length - 1];
-    if (last === undefined || last.sequenceNumber < entry.sequenceNumber) this.available.push(entry);
-    else this.available.splice(this.insertionIndex(entry.sequenceNumber), 0, entry);
+    if (this.waiting() === 0 || (last as QueuedMessage).sequenceNumber < entry.sequenceNumber) {
+      this.available.push(entry);
+    } else {
+      this.compact();
+      this.available.splice(this.insertionIndex(entry.sequenceNumber), 0, entry);
+    }
     this.offerToConsumers();
   }
 
@@ -82,7 +88,7 @@ export class MessageQueue {
 
   /** Locks the first waiting message for `holder` under `token`, if any is waiting. */
   lockNext(holder: QueueConsumer, token: string): Lock | undefined {
-    const entry = this.available.shift();
+    const entry = this.shiftAvailable();
     if (entry === undefined) return undefined;
     const lockedUntil = new Date(Date.now() + this.settings.lockDurationMs);
     this.locks.set(token, { entry, holder, lockedUntil, timer: this.expiryTimer(token) });
@@ -91,7 +97,7 @@ export class MessageQueue {
 
   /** Removes the first waiting message for a receiveAndDelete receiver: completed on receipt, no lock. */
   take(): QueuedMessage | undefined {
-    const entry = this.available.shift();
+    const entry = this.shiftAvailable();
     if (entry !== undefined) this.completed++;
     return entry;
   }
@@ -156,14 +162,14 @@ export class MessageQueue {
   /** Waiting and locked messages from `fromSequenceNumber` on, in sequence order, without locking. */
   peek(fromSequenceNumber: number, maxCount: number): QueuedMessage[] {
     const locked = [...this.locks.values()].map((lock) => lock.entry);
-    return [...this.available, ...locked]
+    return [...this.available.slice(this.head), ...locked]
       .filter((entry) => entry.sequenceNumber >= fromSequenceNumber)
       .sort((a, b) => a.sequenceNumber - b.sequenceNumber)
       .slice(0, maxCount);
   }
 
   stats(): QueueStats {
-    return { active: this.available.length, locked: this.locks.size, completed: this.completed };
+    return { active: this.waiting(), locked: this.locks.size, completed: this.completed };
   }
 
   /** Stops every lock timer; the queue is unusable afterwards. */
@@ -171,6 +177,7 @@ export class MessageQueue {
     for (const lock of this.locks.values()) clearTimeout(lock.timer);
     this.locks.clear();
     this.available = [];
+    this.head = 0;
     this.consumers.length = 0;
   }
 
@@ -221,9 +228,32 @@ export class MessageQueue {
     // Start with a different consumer each time, so competing receivers share the messages.
     const count = this.consumers.length;
     const start = this.nextConsumer++ % Math.max(count, 1);
-    for (let i = 0; i < count && this.available.length > 0; i++) {
+    for (let i = 0; i < count && this.waiting() > 0; i++) {
       this.consumers[(start + i) % count]?.offer();
     }
+  }
+
+  private waiting(): number {
+    return this.available.length - this.head;
+  }
+
+  private shiftAvailable(): QueuedMessage | undefined {
+    if (this.waiting() === 0) return undefined;
+    const entry = this.available[this.head] as QueuedMessage;
+    this.available[this.head++] = undefined as unknown as QueuedMessage;
+    if (this.head === this.available.length) {
+      this.available = [];
+      this.head = 0;
+    }
+    // Drop the consumed front once it is most of the array: amortised constant time per message.
+    if (this.head >= 1024 && this.head * 2 >= this.available.length) this.compact();
+    return entry;
+  }
+
+  private compact(): void {
+    if (this.head === 0) return;
+    this.available = this.available.slice(this.head);
+    this.head = 0;
   }
 
   private insertionIndex(sequenceNumber: number): number {

@@ -1,0 +1,151 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Container } from "@azure/cosmos";
+import { isAuthorized, type LocalKeys } from "../dev/key-check";
+import { nameKey } from "../src/common/name-key";
+import { formatEtag } from "../src/common/preconditions";
+import { loadConfig } from "../src/config";
+import type { ProfileDocument } from "../src/profiles/profile-service";
+import { CONTAINERS } from "../src/store/containers";
+import { createCosmosClient } from "../src/store/cosmos-client";
+
+/**
+ * The thinnest server that does what the service does for one AuthenticationProfile, the baseline
+ * of the HTTP benchmark (http-bench.ts), run as a child process of its own like the host under
+ * test: node:http, the function key checked (constant time, dev/key-check.ts), then exactly the
+ * Cosmos work of the service on the same document, through a CosmosClient made as the service
+ * makes its own (src/store/cosmos-client.ts): GET /authenticationProfiles/{name} is one point read,
+ * answered as the resource's JSON with its ETag; PUT is a read and a replace conditional on the
+ * ETag read, answered the same way. No validation, no conventions, no logging: only the work no
+ * server of this document can skip. Settings come from the environment (as the host's do);
+ * it listens on a free port and reports it over IPC: { ready: true, port }.
+ */
+
+const PREFIX = "/authenticationProfiles/";
+const PARTITION = "account";
+
+type Answer = { status: number; body?: unknown; etag?: string };
+
+function resourceOf(document: ProfileDocument & { _etag: string }): Answer {
+  return {
+    status: 200,
+    body: {
+      id: document.authenticationProfileName,
+      authenticationProfileName: document.authenticationProfileName,
+      authenticationProfileContent: document.authenticationProfileContent,
+    },
+    etag: document._etag,
+  };
+}
+
+async function readBody(request: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+type StoredProfile = ProfileDocument & { _etag: string };
+
+async function read(container: Container, id: string): Promise<StoredProfile | undefined> {
+  try {
+    return (await container.item(id, PARTITION).read<StoredProfile>()).resource;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 404) return undefined;
+    throw error;
+  }
+}
+
+async function get(container: Container, id: string): Promise<Answer> {
+  const document = await read(container, id);
+  return document ? resourceOf(document) : { status: 404 };
+}
+
+/** A read, then a replace of the version read (If-Match on its ETag); 412 when it lost a race. */
+async function replace(container: Container, id: string, body: string): Promise<Answer> {
+  const put = JSON.parse(body) as { authenticationProfileContent: string };
+  const existing = await read(container, id);
+  if (!existing) return { status: 404 };
+  const document: ProfileDocument = {
+    id: existing.id,
+    scope: existing.scope,
+    authenticationProfileName: existing.authenticationProfileName,
+    authenticationProfileContent: put.authenticationProfileContent,
+    createdAt: existing.createdAt,
+    updatedAt: new Date().toISOString(),
+  };
+  try {
+    const { resource } = await container.item(id, PARTITION).replace<ProfileDocument>(document, {
+      accessCondition: { type: "IfMatch", condition: existing._etag },
+    });
+    return resourceOf(resource as StoredProfile);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 412) return { status: 412 };
+    throw error;
+  }
+}
+
+function write(response: http.ServerResponse, answer: Answer): void {
+  response.statusCode = answer.status;
+  if (answer.etag !== undefined) response.setHeader("ETag", formatEtag(answer.etag));
+  if (answer.body === undefined) {
+    response.end();
+    return;
+  }
+  const body = Buffer.from(JSON.stringify(answer.body));
+  response.setHeader("Content-Type", "application/json; charset=utf-8");
+  response.setHeader("Content-Length", body.length);
+  response.end(body);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const keys: LocalKeys = {
+    functionKey: process.env.FUNCTION_KEY ?? "",
+    masterKey: process.env.MASTER_KEY ?? "",
+  };
+  if (!keys.functionKey || !keys.masterKey) throw new Error("FUNCTION_KEY and MASTER_KEY must be set");
+  const cosmos = createCosmosClient(config);
+  const container = cosmos.database(config.COSMOS_DATABASE).container(CONTAINERS.profiles.id);
+
+  async function handle(request: http.IncomingMessage): Promise<Answer> {
+    const key = request.headers["x-functions-key"];
+    if (!isAuthorized("function", typeof key === "string" ? key : null, keys)) return { status: 401 };
+    const url = request.url ?? "/";
+    if (!url.startsWith(PREFIX)) return { status: 404 };
+    const id = nameKey(decodeURIComponent(url.slice(PREFIX.length)));
+    if (request.method === "GET") return get(container, id);
+    if (request.method === "PUT") return replace(container, id, await readBody(request));
+    return { status: 405 };
+  }
+
+  const server = http.createServer((request, response) => {
+    handle(request).then(
+      (answer) => write(response, answer),
+      (error: unknown) => {
+        console.error(`bare server: ${(error as Error).message}`);
+        write(response, { status: 500 });
+      },
+    );
+  });
+  server.keepAliveTimeout = 5000;
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+    cosmos.dispose();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("disconnect", stop);
+  process.on("message", (message: { cpu?: boolean } | null) => {
+    if (message?.cpu === true) process.send?.({ cpu: process.cpuUsage() });
+  });
+  server.listen(0, "127.0.0.1", () => {
+    process.send?.({ ready: true, port: (server.address() as AddressInfo).port });
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(`bare server: ${(error as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,154 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { freePort } from "../dev/ports";
+import { waitForHealthy } from "../dev/wait-for-health";
+
+/**
+ * The two servers the HTTP benchmark compares, each a child process of the bench, so both are
+ * measured the same way: the local Functions host (dev/local-host-main.ts) and the bare server
+ * (bench/bare-server.ts). Their CPU time is read from /proc/<pid>/stat (user + system, every
+ * thread of the process), so neither has to report on itself.
+ */
+export interface ServerProcess {
+  name: string;
+  baseUrl: string;
+  pid: number;
+  /** CPU time the process has used so far, in microseconds (NaN where /proc is not there). */
+  cpuMicros(): number;
+  stop(): Promise<void>;
+}
+
+const READY_MS = 60_000;
+const STOP_MS = 10_000;
+
+let ticksPerSecond: number | undefined;
+
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** utime + stime of a process, in microseconds; NaN when it cannot be read. */
+export function processCpuMicros(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command (which may hold spaces) in parentheses: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1_000_000) / clockTicks();
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export interface SpawnOptions {
+  name: string;
+  script: string;
+  env: NodeJS.ProcessEnv;
+  /** Node options for the child, such as --cpu-prof. */
+  execArgv?: string[];
+}
+
+function spawnChild(options: SpawnOptions): { child: ChildProcess; ready: Promise<{ port?: number }> } {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), options.script], {
+    env: options.env,
+    // The host logs a line a request to stdout, as under npm start; nobody reads it here.
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const ready = new Promise<{ port?: number }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${options.name} did not start`)), READY_MS);
+    child.on("message", (message: { ready?: boolean; port?: number } | null) => {
+      if (message?.ready !== true) return;
+      clearTimeout(timer);
+      resolve(message.port === undefined ? {} : { port: message.port });
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.name} exited while starting (${signal ?? code})`));
+    });
+  });
+  return { child, ready };
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        resolve();
+        return;
+      }
+      // SIGTERM: a clean exit, so that a --cpu-prof profile is written.
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_MS);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill("SIGTERM");
+    });
+}
+
+async function started(options: SpawnOptions, port: number | undefined): Promise<ServerProcess> {
+  const { child, ready } = spawnChild(options);
+  const stop = stopper(child);
+  try {
+    const reported = await ready;
+    const listening = port ?? reported.port;
+    if (listening === undefined || child.pid === undefined) throw new Error(`${options.name} has no port`);
+    const pid = child.pid;
+    return {
+      name: options.name,
+      baseUrl: `http://127.0.0.1:${listening}`,
+      pid,
+      cpuMicros: () => processCpuMicros(pid),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The local Functions host, built (dist/dev/local-host-main.js), on a free port, with these settings. */
+export async function startHostProcess(
+  settings: NodeJS.ProcessEnv,
+  execArgv: string[] = [],
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const server = await started(
+    {
+      name: "Functions host",
+      script: path.join(__dirname, "..", "dev", "local-host-main.js"),
+      env: { ...process.env, ...settings, PORT: String(port) },
+      execArgv,
+    },
+    port,
+  );
+  await waitForHealthy(server.baseUrl, READY_MS).catch(async (error: unknown) => {
+    await server.stop();
+    throw error;
+  });
+  return server;
+}
+
+/** The bare server (dist/bench/bare-server.js) on a free port, with these settings. */
+export function startBareProcess(
+  settings: NodeJS.ProcessEnv,
+  execArgv: string[] = [],
+): Promise<ServerProcess> {
+  return started(
+    {
+      name: "bare server",
+      script: path.join(__dirname, "bare-server.js"),
+      env: { ...process.env, ...settings },
+      execArgv,
+    },
+    undefined,
+  );
+}

@@ -1,0 +1,81 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * CPU time of this process and every process under it (the stand-ins, the relay), read from
+ * /proc: what each part of the stack spends, so a figure that falls short can say where the
+ * machine's cores went. Linux only; elsewhere the snapshots are empty and nothing is reported.
+ */
+export type CpuSnapshot = Map<number, { name: string; ms: number }>;
+
+const TICKS_PER_SECOND = 100;
+
+interface ProcStat {
+  ppid: number;
+  ms: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    // The command name (field 2) may hold spaces and parentheses: split after its last ')'.
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return { ppid: Number(fields[1]), ms: (ticks * 1000) / TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a process is, from its command line: the script's file name, or "this process". */
+function nameOf(pid: number): string {
+  if (pid === process.pid) return "bench process (host, clients, subscribers)";
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const script = args.find((arg) => arg.endsWith(".js")) ?? args[0] ?? String(pid);
+    const parts = script.split("/");
+    return parts.slice(-2).join("/");
+  } catch {
+    return String(pid);
+  }
+}
+
+export function snapshotCpu(): CpuSnapshot {
+  const stats = new Map<number, ProcStat>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return new Map();
+  }
+  for (const pid of pids) {
+    const stat = readStat(Number(pid));
+    if (stat) stats.set(Number(pid), stat);
+  }
+  const mine = new Set([process.pid]);
+  // Descendants: keep adding children of what is already in, until nothing changes.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, stat] of stats) {
+      if (!mine.has(pid) && mine.has(stat.ppid)) {
+        mine.add(pid);
+        grew = true;
+      }
+    }
+  }
+  const snapshot: CpuSnapshot = new Map();
+  for (const pid of mine) {
+    const stat = stats.get(pid);
+    if (stat) snapshot.set(pid, { name: nameOf(pid), ms: stat.ms });
+  }
+  return snapshot;
+}
+
+/** CPU milliseconds each process spent between two snapshots, by name, largest first; idle ones left out. */
+export function cpuSpent(before: CpuSnapshot, after: CpuSnapshot, minimumMs = 20): [string, number][] {
+  const byName = new Map<string, number>();
+  for (const [pid, end] of after) {
+    const spent = end.ms - (before.get(pid)?.ms ?? end.ms);
+    if (spent >= minimumMs) byName.set(end.name, (byName.get(end.name) ?? 0) + spent);
+  }
+  return [...byName].sort((a, b) => b[1] - a[1]);
+}

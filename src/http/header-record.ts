@@ -1,0 +1,44 @@
+import type { HttpResponseInit } from "@azure/functions";
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+
+function isWhitespace(code: number | undefined): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+function normalizedValue(name: string, value: string): string {
+  const padded = isWhitespace(value.charCodeAt(0)) || isWhitespace(value.charCodeAt(value.length - 1));
+  const trimmed = padded ? value.replace(SURROUNDING_WHITESPACE, "") : value;
+  if (FORBIDDEN_IN_VALUE.test(trimmed))
+    throw new TypeError(`The value of the header '${name}' is not valid.`);
+  return trimmed;
+}
+
+/**
+ * Response headers as a Fetch Headers object holds them (names lower-cased, a repeated name's
+ * values joined with ", ", values trimmed, invalid names or values a TypeError), without building
+ * one: handlers answer plain records, and a Headers costs microseconds a request. sortedByName
+ * then lists them in the order Headers does.
+ */
+export function headerRecord(init: HttpResponseInit["headers"]): Record<string, string> {
+  if (init === undefined) return {};
+  if (init instanceof Headers) return Object.fromEntries(init.entries());
+  const pairs: Iterable<readonly [string, string]> = Array.isArray(init) ? init : Object.entries(init);
+  const merged: Record<string, string> = {};
+  for (const [name, value] of pairs) {
+    if (!TOKEN.test(name)) throw new TypeError(`'${name}' is not a valid header name.`);
+    const key = name.toLowerCase();
+    const normalized = normalizedValue(name, String(value));
+    merged[key] = Object.hasOwn(merged, key) ? `${merged[key]}, ${normalized}` : normalized;
+  }
+  return merged;
+}
+
+/** The headers in the order Headers.entries() lists them: by name. */
+export function sortedByName(headers: Record<string, string>): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
+  return sorted;
+}

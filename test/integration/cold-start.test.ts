@@ -1,0 +1,107 @@
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+
+// A new Functions instance loads every entry point before its first invocation: the Azure SDKs
+// load on first use (src/services.ts), so that load stays small. Each check runs the built code
+// (global setup builds dist/) in a fresh node process and looks at which packages it loaded.
+const ROOT = path.join(__dirname, "..", "..");
+const DIST = path.join(ROOT, "dist");
+
+const settings = {
+  COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
+  COSMOS_KEY: "key",
+  AzureWebJobsStorage: "UseDevelopmentStorage=true",
+  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+};
+
+const SDKS = [
+  "@azure/cosmos",
+  "@azure/identity",
+  "@azure/monitor-opentelemetry",
+  "@azure/service-bus",
+  "@azure/storage-blob",
+  "@azure/storage-queue",
+];
+
+/** Runs `script` (CommonJS, `dist` in scope) in a fresh node; the SDKs of SDKS it had loaded at the end. */
+function sdksLoadedBy(script: string, env: Record<string, string> = settings): string[] {
+  const probe = `
+const dist = ${JSON.stringify(DIST)};
+(async () => {
+${script}
+})().then(() => {
+  const loaded = Object.keys(require.cache);
+  process.stdout.write(JSON.stringify(${JSON.stringify(SDKS)}.filter((sdk) =>
+    loaded.some((file) => file.includes("/node_modules/" + sdk + "/")))));
+  process.exit(0);
+});`;
+  const { APPLICATIONINSIGHTS_CONNECTION_STRING: _off, ...inherited } = process.env;
+  const out = execFileSync(process.execPath, ["-e", probe], {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return JSON.parse(out) as string[];
+}
+
+const LOAD_ENTRIES = `
+for (const file of require("node:fs").readdirSync(dist + "/functions").filter((name) => name.endsWith(".js"))) {
+  require(dist + "/functions/" + file);
+}`;
+
+const SERVICES = `
+const { createServices, disposeServices } = require(dist + "/src/services");
+const services = createServices(require(dist + "/src/config").loadConfig());`;
+
+describe("cold start", () => {
+  it("loading every entry point loads none of the Azure SDKs but @azure/functions", () => {
+    expect(sdksLoadedBy(LOAD_ENTRIES)).toEqual([]);
+  });
+
+  it("nor with identity-based settings, as in Azure", () => {
+    const { COSMOS_KEY: _key, AzureWebJobsStorage: _storage, ...identity } = settings;
+    expect(
+      sdksLoadedBy(LOAD_ENTRIES, { ...identity, AzureWebJobsStorage__accountName: "twinsstorage" }),
+    ).toEqual([]);
+  });
+
+  it("with Application Insights set, the metrics exporter waits for the queue function's first invocation", () => {
+    const insights = {
+      ...settings,
+      APPLICATIONINSIGHTS_CONNECTION_STRING: "InstrumentationKey=00000000-0000-0000-0000-000000000000",
+    };
+    expect(sdksLoadedBy(LOAD_ENTRIES, insights)).toEqual([]);
+    expect(
+      sdksLoadedBy(`require(dist + "/functions/lib/telemetry").startAzureMonitorOnce();`, insights),
+    ).toEqual(["@azure/monitor-opentelemetry"]);
+  });
+
+  it("an HTTP request's services load the Cosmos DB SDK only", () => {
+    expect(sdksLoadedBy(`${SERVICES} services.profiles; services.endpoints; services.assessments;`)).toEqual([
+      "@azure/cosmos",
+    ]);
+  });
+
+  it("ingest loads the queue SDK; delivery the Service Bus and blob SDKs too", () => {
+    expect(sdksLoadedBy(`${SERVICES} services.eventPublisher;`)).toEqual(["@azure/storage-queue"]);
+    expect(sdksLoadedBy(`${SERVICES} services.delivery;`)).toEqual([
+      "@azure/cosmos",
+      "@azure/service-bus",
+      "@azure/storage-blob",
+      "@azure/storage-queue",
+    ]);
+  });
+
+  it("disposing of services never used loads nothing", () => {
+    expect(sdksLoadedBy(`${SERVICES} await disposeServices(services);`)).toEqual([]);
+  });
+
+  it("a part is made once: every read returns the same object", () => {
+    expect(
+      sdksLoadedBy(`${SERVICES}
+if (services.delivery !== services.delivery || services.senders !== services.senders) throw new Error("made twice");
+await disposeServices(services);`),
+    ).toEqual(["@azure/cosmos", "@azure/service-bus", "@azure/storage-blob", "@azure/storage-queue"]);
+  });
+});

@@ -1,0 +1,115 @@
+import type { QueueClient } from "@azure/storage-queue";
+import type { CloudEvent } from "../../src/events/cloud-event";
+import { EventPublisher } from "../../src/events/event-publisher";
+
+function event(id: string): CloudEvent {
+  return { id, source: "/s", specversion: "1.0", type: "t", data: { id } };
+}
+
+/** A queue whose sendMessage calls wait until the test lets them finish (or fail). */
+function heldQueue() {
+  const sent: { text: string; finish(error?: Error): void }[] = [];
+  const queue = {
+    createIfNotExists: async () => ({}),
+    sendMessage: (text: string) =>
+      new Promise((resolve, reject) => {
+        sent.push({ text, finish: (error) => (error ? reject(error) : resolve({})) });
+      }),
+  };
+  return { queue: queue as unknown as QueueClient, sent };
+}
+
+function decoded(text: string): { twinsInstanceId: string; receivedAt: string; events: CloudEvent[] } {
+  return JSON.parse(Buffer.from(text, "base64").toString("utf8"));
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("EventPublisher (group commit per instance)", () => {
+  it("writes an idle instance's request at once, then everything that arrived meanwhile in one message", async () => {
+    const { queue, sent } = heldQueue();
+    const publisher = new EventPublisher(queue);
+    const first = publisher.publish("/i/a", [event("1")]);
+    await tick();
+    expect(sent).toHaveLength(1);
+    const later = [
+      publisher.publish("/i/a", [event("2")]),
+      publisher.publish("/i/a", [event("3"), event("4")]),
+    ];
+    await tick();
+    expect(sent).toHaveLength(1); // the others wait for the write under way
+    sent[0]?.finish();
+    await expect(first).resolves.toBe(1);
+    await tick();
+    expect(sent).toHaveLength(2);
+    expect(decoded(sent[1]?.text as string).events.map((e) => e.id)).toEqual(["2", "3", "4"]);
+    sent[1]?.finish();
+    await expect(Promise.all(later)).resolves.toEqual([1, 2]);
+  });
+
+  it("never holds one instance's events back for another's write", async () => {
+    const { queue, sent } = heldQueue();
+    const publisher = new EventPublisher(queue);
+    void publisher.publish("/i/a", [event("a")]);
+    const b = publisher.publish("/i/b", [event("b")]);
+    await tick();
+    expect(sent.map((write) => decoded(write.text).twinsInstanceId)).toEqual(["/i/a", "/i/b"]);
+    sent[1]?.finish();
+    await expect(b).resolves.toBe(1);
+  });
+
+  it("fails every request whose events a failed write carried, and none other", async () => {
+    const { queue, sent } = heldQueue();
+    const publisher = new EventPublisher(queue);
+    const first = publisher.publish("/i/a", [event("1")]);
+    await tick();
+    const second = publisher.publish("/i/a", [event("2")]);
+    const third = publisher.publish("/i/a", [event("3")]);
+    sent[0]?.finish();
+    await first;
+    await tick();
+    sent[1]?.finish(Object.assign(new Error("storage down"), { statusCode: 503 }));
+    await expect(second).rejects.toBeDefined();
+    await expect(third).rejects.toBeDefined();
+    // The next request is written afresh.
+    const fourth = publisher.publish("/i/a", [event("4")]);
+    await tick();
+    expect(decoded(sent[2]?.text as string).events.map((e) => e.id)).toEqual(["4"]);
+    sent[2]?.finish();
+    await expect(fourth).resolves.toBe(1);
+  });
+
+  it("stops holding the instance's requests back for a write that stalls", async () => {
+    const { queue, sent } = heldQueue();
+    const publisher = new EventPublisher(queue, () => new Date(), 30);
+    const stuck = publisher.publish("/i/a", [event("1")]);
+    await tick();
+    const later = publisher.publish("/i/a", [event("2")]);
+    await tick();
+    expect(sent).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The first write is still under way; the second went out beside it and is not held up.
+    expect(sent).toHaveLength(2);
+    expect(decoded(sent[1]?.text as string).events.map((e) => e.id)).toEqual(["2"]);
+    sent[1]?.finish();
+    await expect(later).resolves.toBe(1);
+    sent[0]?.finish();
+    await expect(stuck).resolves.toBe(1);
+  });
+
+  it("stamps a coalesced message with its earliest arrival, so the delivery TTL is never extended", async () => {
+    const { queue, sent } = heldQueue();
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const publisher = new EventPublisher(queue, () => new Date(now));
+    void publisher.publish("/i/a", [event("1")]);
+    await tick();
+    now += 1000;
+    void publisher.publish("/i/a", [event("2")]);
+    now += 1000;
+    void publisher.publish("/i/a", [event("3")]);
+    sent[0]?.finish();
+    await tick();
+    await tick();
+    expect(decoded(sent[1]?.text as string).receivedAt).toBe("2026-01-01T00:00:01.000Z");
+  });
+});
