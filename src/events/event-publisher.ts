@@ -47,7 +47,8 @@ export class EventPublisher {
         waiting = { events: [], receivedAt: this.now().toISOString(), settle: [] };
         this.pending.set(twinsInstanceId, waiting);
       }
-      waiting.events.push(...events);
+      // A loop, not push(...events): spreading a very large batch would overflow the call stack.
+      for (const event of events) waiting.events.push(event);
       waiting.settle.push({ resolve: () => resolve(events.length), reject });
       this.writeNext(twinsInstanceId);
     });
