@@ -1,8 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
 import { freePort } from "../dev/ports";
 import { waitForHealthy } from "../dev/wait-for-health";
+import { processCpuMicros } from "./process-cpu";
 
 /**
  * The two servers the HTTP benchmark compares, each a child process of the bench, so both are
@@ -21,32 +21,6 @@ export interface ServerProcess {
 
 const READY_MS = 60_000;
 const STOP_MS = 10_000;
-
-let ticksPerSecond: number | undefined;
-
-function clockTicks(): number {
-  if (ticksPerSecond === undefined) {
-    try {
-      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
-
-/** utime + stime of a process, in microseconds; NaN when it cannot be read. */
-export function processCpuMicros(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command (which may hold spaces) in parentheses: state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1_000_000) / clockTicks();
-  } catch {
-    return Number.NaN;
-  }
-}
 
 export interface SpawnOptions {
   name: string;

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 /**
@@ -7,7 +8,19 @@ import { readdirSync, readFileSync } from "node:fs";
  */
 export type CpuSnapshot = Map<number, { name: string; ms: number }>;
 
-const TICKS_PER_SECOND = 100;
+let ticksPerSecond: number | undefined;
+
+/** The kernel's clock ticks per second, which /proc counts CPU time in (usually 100). */
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
 
 interface ProcStat {
   ppid: number;
@@ -20,10 +33,16 @@ function readStat(pid: number): ProcStat | undefined {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
-    return { ppid: Number(fields[1]), ms: (ticks * 1000) / TICKS_PER_SECOND };
+    return { ppid: Number(fields[1]), ms: (ticks * 1000) / clockTicks() };
   } catch {
     return undefined;
   }
+}
+
+/** utime + stime of one process, in microseconds; NaN when it cannot be read. */
+export function processCpuMicros(pid: number): number {
+  const stat = readStat(pid);
+  return stat === undefined ? Number.NaN : stat.ms * 1000;
 }
 
 /** What a process is, from its command line: the script's file name, or "this process". */
