@@ -35,7 +35,7 @@ export async function deliverToEndpoint(
   pool: SenderSource,
   endpoint: DeliveryEndpoint,
   events: CloudEvent[],
-  shared: SharedBatches = SharedBatches.of(events),
+  shared: SharedBatches = new SharedBatches(events),
 ): Promise<EndpointDeliveryResult> {
   if (endpoint.secrets === undefined) {
     return {

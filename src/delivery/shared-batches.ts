@@ -23,22 +23,21 @@ export const SHARED_BATCH_MAX_BYTES = 256 * 1024;
 export class SharedBatches {
   private made: Promise<ServiceBusMessageBatch[]> | undefined;
 
-  constructor(private readonly messages: readonly ServiceBusMessage[]) {}
-
-  static of(events: readonly CloudEvent[]): SharedBatches {
-    return new SharedBatches(events.map(toServiceBusMessage));
-  }
+  constructor(private readonly events: readonly CloudEvent[]) {}
 
   async batches(sender: TopicSender): Promise<ServiceBusMessageBatch[]> {
-    const pending = this.made;
-    if (pending !== undefined) {
+    let pending = this.made;
+    while (pending !== undefined) {
       try {
         return await pending;
       } catch {
-        // The link they were being made on failed; make them on this one.
+        // The link they were being made on failed. Wait for the making another endpoint has
+        // started since, if any (so they are never made twice at once); else make them here.
+        if (this.made === pending) this.made = undefined;
+        pending = this.made;
       }
     }
-    const mine = fillBatches(sender, this.messages);
+    const mine = fillBatches(sender, this.events.map(toServiceBusMessage));
     this.made = mine;
     mine.catch(() => {
       if (this.made === mine) this.made = undefined;

@@ -115,7 +115,7 @@ export class TwinEventDelivery {
     }
     const receivedAt = twinsMessage.receivedAt ?? this.now().toISOString();
     // What does not depend on the endpoint is done once: the events as encoded Service Bus batches.
-    const batches = SharedBatches.of(twinsMessage.events);
+    const batches = new SharedBatches(twinsMessage.events);
     await Promise.all(
       endpoints.map((endpoint) => this.deliverTo(run, endpoint, twinsMessage, batches, receivedAt)),
     );

@@ -1,4 +1,5 @@
 import type { ServiceBusMessage, ServiceBusMessageBatch } from "@azure/service-bus";
+import fc from "fast-check";
 import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import type { DeadLetterPlace, DeadLetterReason } from "../../src/delivery/dead-letter-writer";
 import type { DeliveryLogger } from "../../src/delivery/delivery-log";
@@ -306,6 +307,58 @@ describe("the work shared by an instance's endpoints", () => {
     expect(senders.idsSentTo("b")).toEqual(["e1", "e2"]);
     expect(counters).toMatchObject({ delivered: 2, retried: 2 });
     expect(deliveryQueues.retries.map((retry) => retry.message.retry?.endpointName)).toEqual(["a"]);
+  });
+});
+
+describe("shared batches under hostile failures", () => {
+  it("gives each endpoint a prefix of the events, in order, once, and owes it exactly the rest", async () => {
+    const connectionState = fc.constantFrom("ok", "failing", "unopenable");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ primary: connectionState, secondary: connectionState }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 7 }),
+        async (states, capacity, count) => {
+          const names = states.map((_, index) => `ep${index}`);
+          const kit = setUp(names.map((name) => endpoint(name)));
+          kit.senders.batchCapacity = capacity;
+          for (const [index, state] of states.entries()) {
+            for (const which of ["primary", "secondary"] as const) {
+              const target = connection(names[index] as string, which);
+              if (state[which] === "failing") kit.senders.failing.add(target);
+              if (state[which] === "unopenable") kit.senders.unopenable.add(target);
+            }
+          }
+          const ids = Array.from({ length: count }, (_, index) => `e${index}`);
+          const counters = await kit.handle(message(ids));
+          let delivered = 0;
+          for (const [index, state] of states.entries()) {
+            const name = names[index] as string;
+            const got = kit.senders.idsSentTo(name);
+            expect(got).toEqual(ids.slice(0, got.length));
+            const reachable = state.primary === "ok" || state.secondary === "ok";
+            expect(got.length).toBe(reachable ? count : 0);
+            const owed = kit.deliveryQueues.retries.filter(
+              (retry) => retry.message.retry?.endpointName === name,
+            );
+            expect(owed.flatMap((retry) => retry.ids)).toEqual(ids.slice(got.length));
+            delivered += got.length;
+          }
+          expect(counters.delivered).toBe(delivered);
+          expect(counters.retried).toBe(count * states.length - delivered);
+          // However many endpoints and failovers, each event is encoded once: batches are made
+          // on the first link that opens, and never twice at once.
+          const opens = states.some(
+            (state) => state.primary !== "unopenable" || state.secondary !== "unopenable",
+          );
+          expect(kit.senders.encoded).toBe(opens ? count : 0);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
