@@ -1,4 +1,5 @@
 import type { QueueClient } from "@azure/storage-queue";
+import fc from "fast-check";
 import type { CloudEvent } from "../../src/events/cloud-event";
 import { EventPublisher } from "../../src/events/event-publisher";
 
@@ -111,5 +112,82 @@ describe("EventPublisher (group commit per instance)", () => {
     await tick();
     await tick();
     expect(decoded(sent[1]?.text as string).receivedAt).toBe("2026-01-01T00:00:01.000Z");
+  });
+});
+
+describe("EventPublisher under hostile interleavings", () => {
+  // Instances whose ids differ only by case are different instances to the queue message: their
+  // events must never share a message, nor wait for each other's writes.
+  const INSTANCES = ["/i/plant", "/i/PLANT", "/i/other"];
+
+  it("acknowledges a request only when a write holding all its events succeeded, and loses or mixes none", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            instance: fc.constantFrom(...INSTANCES),
+            size: fc.integer({ min: 1, max: 4 }),
+            // What the test does after this request: let some writes finish (or fail), or not.
+            settle: fc.array(fc.record({ write: fc.nat(), fail: fc.boolean() }), { maxLength: 2 }),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
+        async (script) => {
+          const { queue, sent } = heldQueue();
+          const publisher = new EventPublisher(queue, () => new Date(), 60_000);
+          const finished = new Set<number>();
+          const failedWrites = new Set<number>();
+          const outcome: Promise<"ok" | "failed">[] = [];
+          const requests: { instance: string; ids: string[] }[] = [];
+          const finish = (index: number, fail: boolean) => {
+            if (finished.has(index) || sent[index] === undefined) return;
+            finished.add(index);
+            if (fail) failedWrites.add(index);
+            sent[index]?.finish(fail ? Object.assign(new Error("down"), { statusCode: 503 }) : undefined);
+          };
+          for (const [number, step] of script.entries()) {
+            const ids = Array.from({ length: step.size }, (_, k) => `r${number}-${k}`);
+            requests.push({ instance: step.instance, ids });
+            outcome.push(
+              publisher.publish(step.instance, ids.map(event)).then(
+                (accepted) => {
+                  expect(accepted).toBe(step.size);
+                  return "ok" as const;
+                },
+                () => "failed" as const,
+              ),
+            );
+            await tick();
+            for (const { write, fail } of step.settle) finish(write % Math.max(sent.length, 1), fail);
+            await tick();
+          }
+          // Drain: every write still under way, and every write it starts, succeeds.
+          for (let index = 0; index < sent.length || finished.size < sent.length; index++) {
+            finish(index, false);
+            await tick();
+            await tick();
+          }
+          const results = await Promise.all(outcome);
+          const writes = sent.map((write, index) => ({ ...decoded(write.text), index }));
+          // Every event went out in exactly one write, in its own instance's message.
+          const seen = new Map<string, { instance: string; index: number }>();
+          for (const write of writes) {
+            for (const written of write.events) {
+              expect(seen.has(written.id)).toBe(false);
+              seen.set(written.id, { instance: write.twinsInstanceId, index: write.index });
+            }
+          }
+          for (const [number, request] of requests.entries()) {
+            const places = request.ids.map((id) => seen.get(id));
+            expect(places.every((place) => place?.instance === request.instance)).toBe(true);
+            // A request's events travel together in one write, and its answer is that write's.
+            expect(new Set(places.map((place) => place?.index)).size).toBe(1);
+            const write = places[0]?.index as number;
+            expect(results[number]).toBe(failedWrites.has(write) ? "failed" : "ok");
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
