@@ -99,6 +99,7 @@ function assertDistinct(ports: PortSetting[]): void {
  */
 export function planStack(input: Settings): StackPlan {
   const settings: Settings = { ...input };
+  settings.AUTH_MODE ??= "keys";
   const hostPort = readPort(settings, "PORT");
   settings.PORT = String(hostPort);
   const plan: StackPlan = {

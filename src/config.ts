@@ -57,6 +57,42 @@ function hostSuffixesSetting(defaults: readonly string[]) {
     .prefault(defaults.join(","));
 }
 
+/** Comma-separated values, blanks around them dropped; at least one. */
+function listSetting(error: string) {
+  return z.string().transform((text, ctx) => {
+    const values = text
+      .split(",")
+      .map((value) => value.trim())
+      .filter((value) => value !== "");
+    if (values.length > 0) return values;
+    ctx.addIssue({ code: "custom", message: error });
+    return z.NEVER;
+  });
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Comma-separated GUIDs, lower-cased (Entra ids compare case-insensitively). */
+function guidListSetting(error: string) {
+  return listSetting(error).transform((values, ctx) => {
+    const ids = values.map((value) => value.toLowerCase());
+    if (ids.every((id) => GUID.test(id))) return ids;
+    ctx.addIssue({ code: "custom", message: error });
+    return z.NEVER;
+  });
+}
+
+/** https, or http to a loopback address (the local issuer). */
+function authorityIsSecure(url: URL): boolean {
+  return url.protocol === "https:" || LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/** An authority for any tenant (`…/common/v2.0`, `…/organizations/v2.0`), whose tokens come from anywhere. */
+export function isMultiTenant(authority: string): boolean {
+  const tenant = URL.canParse(authority) ? new URL(authority).pathname.split("/")[1] : undefined;
+  return tenant !== undefined && ["common", "organizations", "consumers"].includes(tenant.toLowerCase());
+}
+
 const PUBLIC_BASE_URL_RULE = "must be an http(s) URL without query, fragment or user information";
 
 /** What a missing required setting should hold, said after "is required". */
@@ -64,6 +100,14 @@ const REQUIRED_HINTS: Record<string, string> = {
   COSMOS_ENDPOINT: ": the Cosmos DB account's URL, such as https://<account>.documents.azure.com:443/",
   SECRETS_ENCRYPTION_KEY: ": 32 random bytes in base64 (generate one with: openssl rand -base64 32)",
 };
+
+/** What an Entra-mode setting holds, said when it is missing. */
+const REQUIRED_WITH_ENTRA = {
+  AUTH_AUTHORITY:
+    "is required when AUTH_MODE is entra (the default): the token authority, such as https://login.microsoftonline.com/<tenant>/v2.0 (or set AUTH_MODE=keys)",
+  AUTH_AUDIENCE:
+    "is required when AUTH_MODE is entra (the default): the app registration's client id or App ID URI (or set AUTH_MODE=keys)",
+} as const;
 
 /**
  * Every setting the service code reads, in one place. The launcher's own settings (ports, local
@@ -148,6 +192,30 @@ export const configSchema = z
       }, PUBLIC_BASE_URL_RULE)
       .optional(),
 
+    /**
+     * Who may call: `entra` (Entra ID bearer tokens judged by role assignments, the default) or
+     * `keys` (the Functions host's function and master keys, as before).
+     */
+    AUTH_MODE: z.enum(["entra", "keys"], { error: "must be entra or keys" }).default("entra"),
+    /** The token issuer's authority, e.g. https://login.microsoftonline.com/{tenant}/v2.0 (OpenID discovery). */
+    AUTH_AUTHORITY: httpUrl(
+      "must be the authority's URL, such as https://login.microsoftonline.com/<tenant>/v2.0",
+    )
+      .refine((value) => !URL.canParse(value) || authorityIsSecure(new URL(value)), {
+        error: "must be https (plain http only to a loopback address)",
+      })
+      .optional(),
+    /** The audiences a token may be for: the app's client id and/or its App ID URI, comma-separated. */
+    AUTH_AUDIENCE: listSetting(
+      "must be the app's client id or App ID URI (comma-separated for several)",
+    ).optional(),
+    /** Tenants whose tokens are taken (GUIDs); absent: the authority's own tenant. */
+    AUTH_ALLOWED_TENANTS: guidListSetting("must be tenant ids (GUIDs), comma-separated").optional(),
+    /** Object ids that hold Owner at `/` without an assignment (bootstrap). */
+    AUTH_ADMIN_PRINCIPALS: guidListSetting("must be object ids (GUIDs), comma-separated").optional(),
+    /** How long a principal's role assignments are cached: a revoked assignment stops working within it. */
+    AUTH_CACHE_SECONDS: wholeNumber(0, 300, " of seconds").default(30),
+
     /** Seals endpoint secrets at rest (AES-256-GCM). */
     SECRETS_ENCRYPTION_KEY: encryptionKeySetting,
     /** Keys used before a rotation, still accepted for opening what they sealed. */
@@ -168,6 +236,23 @@ export const configSchema = z
     },
   )
   .superRefine((config, ctx) => {
+    if (config.AUTH_MODE === "entra") {
+      for (const name of ["AUTH_AUTHORITY", "AUTH_AUDIENCE"] as const) {
+        if (config[name] === undefined)
+          ctx.addIssue({ code: "custom", path: [name], message: REQUIRED_WITH_ENTRA[name] });
+      }
+      if (
+        config.AUTH_ALLOWED_TENANTS === undefined &&
+        config.AUTH_AUTHORITY &&
+        isMultiTenant(config.AUTH_AUTHORITY)
+      )
+        ctx.addIssue({
+          code: "custom",
+          path: ["AUTH_ALLOWED_TENANTS"],
+          message:
+            "is required when AUTH_AUTHORITY names no single tenant (common, organizations): the tenant ids to accept",
+        });
+    }
     if (
       config.COSMOS_DISABLE_TLS_VERIFICATION &&
       !LOOPBACK_HOSTS.has(new URL(config.COSMOS_ENDPOINT).hostname)

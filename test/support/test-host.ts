@@ -56,6 +56,8 @@ export async function startTestHost(
     SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     // Endpoints in tests point at the stand-ins, on loopback.
     ALLOW_LOOPBACK_ENDPOINTS: "true",
+    // Function keys unless a test asks for Entra ID tokens.
+    AUTH_MODE: "keys",
     ...settings,
   };
   const logs: LogEntry[] = [];

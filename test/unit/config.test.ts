@@ -9,6 +9,7 @@ const valid = {
   COSMOS_KEY: "key",
   AzureWebJobsStorage: "UseDevelopmentStorage=true",
   SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+  AUTH_MODE: "keys",
 };
 
 function problemsOf(env: Record<string, string>): string[] {
