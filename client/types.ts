@@ -27,6 +27,8 @@ export interface AuthenticationProfile {
   authenticationProfileName: string;
   /** A JSON object serialized as a string, returned exactly as sent. */
   authenticationProfileContent: string;
+  /** Who created and last changed it, and when. */
+  systemData: SystemData;
 }
 
 export interface AuthenticationProfileInput {
@@ -45,6 +47,8 @@ export interface QueueEndpoint {
   queuePrimaryConnectionString: string;
   queueSecondaryConnectionString: string;
   deadLetterStorageSecret?: string;
+  /** Who created and last changed it, and when. */
+  systemData: SystemData;
 }
 
 export interface QueueEndpointInput {
@@ -133,6 +137,7 @@ export interface AssessmentScope {
   serverGroupId?: string;
 }
 
+/** Who created and last changed a resource (an object id, or a Functions key's name), and when (ISO 8601 UTC). */
 export interface SystemData {
   createdAt?: string;
   createdBy?: string;

@@ -8,6 +8,7 @@ import {
   ResourceNotFound,
   Unauthorized,
 } from "../src/common/errors";
+import { hostAuthLevel } from "../src/http/caller";
 import { headerRecord as responseHeaders } from "../src/http/header-record";
 import { methodNotAllowedHandler } from "../src/http/method-not-allowed";
 import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
@@ -157,10 +158,11 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   const services = () => options.services;
   /** Each route's handler with the conventions, made once; the host's own error answers as they come. */
   const wrapped = new Map(
-    options.routes.map((route) => [route.handler, withHttpConventions(route.handler, services)]),
+    options.routes.map((route) => [route.handler, withHttpConventions(route, services)]),
   );
+  // The host's own answers (404, 405, 401, 413) admit no caller: they come before any handler.
   const conventional = (handler: RouteHandler) =>
-    wrapped.get(handler) ?? withHttpConventions(handler, services);
+    wrapped.get(handler) ?? withHttpConventions({ route: "", authLevel: "anonymous", handler }, services);
   /** Where the host listens: request URLs, and so the links handlers build, are based on it. */
   let origin = "http://127.0.0.1";
 
@@ -211,7 +213,8 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     }
     const { route, params } = result.match;
     const key = incoming.headers["x-functions-key"] ?? url.searchParams.get("code");
-    if (!isAuthorized(route.authLevel, Array.isArray(key) ? (key[0] ?? null) : key, options.keys)) {
+    const authLevel = hostAuthLevel(route.authLevel, options.services.config.AUTH_MODE);
+    if (!isAuthorized(authLevel, Array.isArray(key) ? (key[0] ?? null) : key, options.keys)) {
       const error = new Unauthorized(
         route.authLevel === "admin"
           ? "This operation needs the master key in x-functions-key."

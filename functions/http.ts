@@ -1,6 +1,7 @@
 // No telemetry here: only delivery records metrics, and its exporter starts with the queue
 // function's first invocation (functions/lib/telemetry.ts), off the HTTP cold start.
 import { app } from "@azure/functions";
+import { hostAuthLevel } from "../src/http/caller";
 import { methodNotAllowedFunctions } from "../src/http/method-not-allowed";
 import { withHttpConventions } from "../src/http/with-conventions";
 import { routes } from "../src/triggers/routes";
@@ -10,8 +11,9 @@ for (const route of routes) {
   app.http(route.name, {
     methods: route.methods,
     route: route.route,
-    authLevel: route.authLevel,
-    handler: withHttpConventions(route.handler, () => services),
+    // Under AUTH_MODE=entra the host lets every request through and the app checks the token.
+    authLevel: hostAuthLevel(route.authLevel, services.config.AUTH_MODE),
+    handler: withHttpConventions(route, () => services),
   });
 }
 
@@ -21,6 +23,6 @@ for (const companion of methodNotAllowedFunctions(routes)) {
     methods: companion.methods,
     route: companion.route,
     authLevel: "anonymous",
-    handler: withHttpConventions(companion.handler, () => services),
+    handler: withHttpConventions({ ...companion, authLevel: "anonymous" }, () => services),
   });
 }

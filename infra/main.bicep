@@ -144,6 +144,10 @@ var cosmosContainers = [
     name: 'clusterAssessments'
     partitionKeyPath: '/projectKey'
   }
+  {
+    name: 'roleAssignments'
+    partitionKeyPath: '/id'
+  }
 ]
 
 resource rg 'Microsoft.Resources/resourceGroups@2022-09-01' = {

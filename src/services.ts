@@ -1,6 +1,8 @@
 import type { CosmosClient, Database } from "@azure/cosmos";
 import type { QueueServiceClient } from "@azure/storage-queue";
 import type { AssessmentService } from "./assessments/assessment-service";
+import type { Authorizer } from "./auth/authorizer";
+import type { TokenValidator } from "./auth/token-validator";
 import { poisonQueueName } from "./common/poison-queue";
 import type { AppConfig } from "./config";
 import type { DeadLetterRedelivery } from "./delivery/dead-letter-redelivery";
@@ -12,6 +14,7 @@ import type { EndpointService } from "./endpoints/endpoint-service";
 import type { EventPublisher } from "./events/event-publisher";
 import { cosmosProbe, type Probe, storageProbe } from "./health/health-check";
 import type { ProfileService } from "./profiles/profile-service";
+import type { RoleAssignmentService } from "./role-assignments/role-assignment-service";
 import { CONTAINERS } from "./store/containers";
 import { createCosmosClient } from "./store/cosmos-client";
 import { createQueueServiceClient } from "./store/queue-service";
@@ -31,6 +34,11 @@ export interface Services {
   deadLetterRedelivery: DeadLetterRedelivery;
   senders: SenderPool;
   healthProbes: Record<string, Probe>;
+  /** Validates bearer tokens (AUTH_MODE=entra only). */
+  tokens: TokenValidator;
+  /** Decides what a principal may do, from its role assignments (AUTH_MODE=entra only). */
+  authorizer: Authorizer;
+  roleAssignments: RoleAssignmentService;
 }
 
 /** Makes a property on first read and keeps it: from then on it is a plain data property. */
@@ -106,11 +114,45 @@ export function createServices(config: AppConfig): Services {
       require("./delivery/dead-letter-redelivery") as typeof import("./delivery/dead-letter-redelivery");
     return new DeadLetterRedelivery(deliveryQueues());
   });
+  lazy(services, "tokens", () => tokenValidator(config));
+  lazy(services, "roleAssignments", () => {
+    const { RoleAssignmentService } =
+      require("./role-assignments/role-assignment-service") as typeof import("./role-assignments/role-assignment-service");
+    // This host forgets a principal's grants as soon as it changes them; other hosts within the cache period.
+    return new RoleAssignmentService(
+      services.database.container(CONTAINERS.roleAssignments.id),
+      (principalId) => made(services, "authorizer")?.forget(principalId),
+    );
+  });
+  lazy(services, "authorizer", () => authorizer(services));
   lazy(services, "healthProbes", () => ({
     cosmos: cosmosProbe(services.database),
     storage: storageProbe(services.queueService),
   }));
   return services;
+}
+
+function tokenValidator(config: AppConfig): TokenValidator {
+  const { TokenValidator } = require("./auth/token-validator") as typeof import("./auth/token-validator");
+  if (!config.AUTH_AUTHORITY || !config.AUTH_AUDIENCE)
+    throw new Error("AUTH_AUTHORITY and AUTH_AUDIENCE are required when AUTH_MODE is entra");
+  return new TokenValidator({
+    authority: config.AUTH_AUTHORITY,
+    audiences: config.AUTH_AUDIENCE,
+    ...(config.AUTH_ALLOWED_TENANTS !== undefined && { allowedTenants: config.AUTH_ALLOWED_TENANTS }),
+  });
+}
+
+function authorizer(services: Services): Authorizer {
+  const { config } = services;
+  const { Authorizer } = require("./auth/authorizer") as typeof import("./auth/authorizer");
+  const { grantsOf } =
+    require("./role-assignments/role-assignment-store") as typeof import("./role-assignments/role-assignment-store");
+  return new Authorizer({
+    load: (objectId) => grantsOf(services.roleAssignments.documents, objectId),
+    admins: config.AUTH_ADMIN_PRINCIPALS ?? [],
+    cacheMs: config.AUTH_CACHE_SECONDS * 1000,
+  });
 }
 
 function profileService(services: Services): ProfileService {

@@ -1,6 +1,9 @@
 import type { AssessmentService } from "../../src/assessments/assessment-service";
 import { SAMPLE_ASSESSMENTS } from "./sample-assessments";
 
+/** How seeded assessments record their writer in systemData. */
+const SEEDER = { id: "npm run seed", type: "Key" } as const;
+
 export interface SeedSummary {
   created: number;
   replaced: number;
@@ -13,7 +16,7 @@ export async function seedAssessments(
 ): Promise<SeedSummary> {
   const summary: SeedSummary = { created: 0, replaced: 0 };
   for (const [index, { path, body }] of SAMPLE_ASSESSMENTS.entries()) {
-    const { created } = await assessments.put(path, body, {});
+    const { created } = await assessments.put(path, body, {}, SEEDER);
     summary[created ? "created" : "replaced"]++;
     progress(
       `[${index + 1}/${SAMPLE_ASSESSMENTS.length}] ${created ? "created " : "replaced"} ${path.resourceGroupName}/${path.projectName}/${path.assessmentName}`,

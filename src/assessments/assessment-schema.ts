@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type SystemData, systemDataSchema } from "../common/system-data";
 
 /**
  * The string settings are extensible enums in the source API: the known values are documented
@@ -120,15 +121,6 @@ export const assessmentDetailsSchema = z.strictObject({
 
 export const assessmentScopeSchema = z.strictObject({ serverGroupId: z.string().min(1).optional() });
 
-export const systemDataSchema = z.strictObject({
-  createdAt: z.string().optional(),
-  createdBy: z.string().optional(),
-  createdByType: z.string().optional(),
-  lastModifiedAt: z.string().optional(),
-  lastModifiedBy: z.string().optional(),
-  lastModifiedByType: z.string().optional(),
-});
-
 /** A server-made field: a body may echo it, with its current value only. */
 const serverSet = (what: string) =>
   z
@@ -165,4 +157,4 @@ export const clusterAssessmentSchema = z.object({
 
 export type AssessmentPut = z.infer<typeof assessmentPutSchema>;
 export type ClusterAssessment = z.infer<typeof clusterAssessmentSchema>;
-export type SystemData = z.infer<typeof systemDataSchema>;
+export type { SystemData };

@@ -5,6 +5,7 @@ import { nameKey, sameName } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import { formatEtag, normalizeEtag, type Preconditions } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
+import { type Actor, stampSystemData } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { documentId } from "../store/document-id";
@@ -30,9 +31,6 @@ export interface AssessmentDocument {
   scope?: ClusterAssessment["scope"];
   systemData: SystemData;
 }
-
-/** Writes come from the producing system with the master key; systemData says so. */
-const WRITER = { by: "master key", byType: "Key" } as const;
 
 function addressOf(path: AssessmentPath): DocumentAddress {
   return { id: documentId(nameKey(path.assessmentName)), partitionKey: projectKey(path) };
@@ -90,6 +88,7 @@ export class AssessmentService
     path: AssessmentPath,
     body: AssessmentPut,
     preconditions: Preconditions,
+    actor: Actor,
   ): Promise<{ versioned: Versioned<ClusterAssessment>; created: boolean }> {
     const now = new Date().toISOString();
     const { document, created } = await this.writer.put(
@@ -106,14 +105,7 @@ export class AssessmentService
           details: body.details,
           settings: body.settings,
           ...(body.scope !== undefined && { scope: body.scope }),
-          systemData: {
-            createdAt: existing?.systemData.createdAt ?? now,
-            createdBy: existing?.systemData.createdBy ?? WRITER.by,
-            createdByType: existing?.systemData.createdByType ?? WRITER.byType,
-            lastModifiedAt: now,
-            lastModifiedBy: WRITER.by,
-            lastModifiedByType: WRITER.byType,
-          },
+          systemData: stampSystemData(existing?.systemData, actor, now),
         };
       },
     );

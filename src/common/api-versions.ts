@@ -13,6 +13,9 @@ export const ASSESSMENT_API_VERSIONS = [
   "2023-09-09-preview",
 ] as const;
 
+/** Role assignments, whose version is that of the Azure RBAC API they follow. */
+export const ROLE_ASSIGNMENT_API_VERSIONS = ["2022-04-01"] as const;
+
 export function newestApiVersion(versions: readonly string[]): string {
   return versions[versions.length - 1] as string;
 }

@@ -52,6 +52,11 @@ export class ArmPath<P extends string = never, Last extends string = never> {
     return new ArmPath<P | N, N>([...this.segments, { text: type }, { param: name }]);
   }
 
+  /** A segment that is a parameter of its own, such as a resource provider's namespace in a generic scope. */
+  param<N extends string>(name: N): ArmPath<P | N, N> {
+    return new ArmPath<P | N, N>([...this.segments, { param: name }]);
+  }
+
   /** A fixed segment below this resource that names no resource, such as an action. */
   action(name: string): ArmPath<P, never> {
     return new ArmPath<P, never>([...this.segments, { text: name }]);

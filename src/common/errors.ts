@@ -37,6 +37,35 @@ export class Unauthorized extends DomainError {
   readonly code = "Unauthorized";
 }
 
+/**
+ * A missing or invalid bearer token (401). `code` is ARM's: AuthenticationFailed when there is no
+ * token, InvalidAuthenticationToken when it does not hold. `challenge` is the WWW-Authenticate value
+ * (RFC 6750 §3).
+ */
+export class AuthenticationFailed extends DomainError {
+  readonly status = 401;
+
+  constructor(
+    message: string,
+    readonly code: "AuthenticationFailed" | "InvalidAuthenticationToken",
+    readonly challenge: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The caller may not perform the action at the scope (403). */
+export class AuthorizationFailed extends DomainError {
+  readonly status = 403;
+  readonly code = "AuthorizationFailed";
+
+  constructor(principalId: string, action: string, scope: string) {
+    super(
+      `The client '${principalId}' with object id '${principalId}' does not have authorization to perform action '${action}' over scope '${scope}' or the scope is invalid.`,
+    );
+  }
+}
+
 export class ResourceNotFound extends DomainError {
   readonly status = 404;
   readonly code = "ResourceNotFound";
@@ -45,6 +74,19 @@ export class ResourceNotFound extends DomainError {
 export class MethodNotAllowed extends DomainError {
   readonly status = 405;
   readonly code = "MethodNotAllowed";
+}
+
+/** The request conflicts with what exists (a role assignment that may not change, or exists already). */
+export class ResourceConflict extends DomainError {
+  readonly status = 409;
+
+  constructor(
+    message: string,
+    readonly code: string,
+    target?: string,
+  ) {
+    super(message, target);
+  }
 }
 
 export class QuotaExceeded extends DomainError {

@@ -1,8 +1,11 @@
 import type { Page, PageRequest } from "./page";
 import type { Preconditions } from "./preconditions";
+import type { Actor } from "./system-data";
 import type { Versioned } from "./versioned";
 
 /**
+ * `actor` is who writes, for systemData; a service never decides who may (src/http/caller.ts does).
+ *
  * What a declarative resource's service offers, in domain terms (paths, bodies, preconditions):
  * http/ turns requests into these calls, and every resource answers HTTP the same way.
  */
@@ -13,8 +16,14 @@ export interface ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>
     path: ItemPath,
     body: Put,
     preconditions: Preconditions,
+    actor: Actor,
   ): Promise<{ versioned: Versioned<Resource>; created: boolean }>;
   /** Absent for resources that are only ever replaced whole. */
-  patch?(path: ItemPath, body: Patch, preconditions: Preconditions): Promise<Versioned<Resource>>;
+  patch?(
+    path: ItemPath,
+    body: Patch,
+    preconditions: Preconditions,
+    actor: Actor,
+  ): Promise<Versioned<Resource>>;
   delete(path: ItemPath, preconditions: Preconditions): Promise<boolean>;
 }

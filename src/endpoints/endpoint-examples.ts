@@ -1,3 +1,4 @@
+import { EXAMPLE_SYSTEM_DATA } from "../common/system-data";
 import type { EndpointPatchInput, EndpointPutInput, QueueEndpoint } from "./endpoint-schema";
 
 /** The examples of the API description (made-up keys); a test validates each against its schema. */
@@ -21,6 +22,7 @@ export const endpointExamples: { put: EndpointPutInput; resource: QueueEndpoint;
       queuePrimaryConnectionString: connection("***", "send"),
       queueSecondaryConnectionString: connection("***", "send-2"),
       deadLetterStorageSecret: "https://contosodeadletters.blob.core.windows.net/dead-letters?***",
+      systemData: EXAMPLE_SYSTEM_DATA,
     },
     patch: { deadLetterStorageSecret: null },
   };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { systemDataSchema } from "../common/system-data";
 import { type ConnectionString, parseConnectionString } from "./connection-string";
 import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
 
@@ -64,6 +65,7 @@ export const endpointPutSchema = z.strictObject({
   twinsInstanceId: serverSet("The twins instance's id, from the path").optional(),
   name: serverSet("The endpoint's name, from the path").optional(),
   id: serverSet("The endpoint's id: its URL path").optional(),
+  systemData: systemDataSchema.optional(),
 });
 
 /** PATCH body: any subset; `deadLetterStorageSecret: null` removes the dead-letter location. */
@@ -79,6 +81,7 @@ export const queueEndpointSchema = z.object({
   queuePrimaryConnectionString: z.string(),
   queueSecondaryConnectionString: z.string(),
   deadLetterStorageSecret: z.string().optional(),
+  systemData: systemDataSchema,
 });
 
 /** The secrets of one endpoint, sealed together at rest. */

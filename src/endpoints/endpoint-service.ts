@@ -4,6 +4,13 @@ import { nameKey, sameName } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import type { Preconditions } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
+import {
+  type Actor,
+  checkEchoedSystemData,
+  legacySystemData,
+  type SystemData,
+  stampSystemData,
+} from "../common/system-data";
 import type { Versioned } from "../common/versioned";
 import { type SealedBox, type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
@@ -48,6 +55,12 @@ export interface EndpointDocument {
   secrets: SealedBox;
   createdAt: string;
   updatedAt: string;
+  /** Absent on endpoints written before systemData was recorded. */
+  systemData?: SystemData;
+}
+
+function currentSystemData(document: EndpointDocument): SystemData {
+  return document.systemData ?? legacySystemData(document);
 }
 
 /**
@@ -126,6 +139,7 @@ export class EndpointService
     path: EndpointPath,
     body: EndpointPut,
     preconditions: Preconditions,
+    actor: Actor,
   ): Promise<{ versioned: Versioned<QueueEndpoint>; created: boolean }> {
     this.checkEchoedFields(path, body);
     const secrets = parseEndpointSecrets(
@@ -139,18 +153,21 @@ export class EndpointService
       this.allowList,
     );
     const now = new Date().toISOString();
-    const { document, created } = await this.writer.put(addressOf(path), preconditions, (existing, address) =>
-      this.sealed(
-        existing ?? {
+    const { document, created } = await this.writer.put(
+      addressOf(path),
+      preconditions,
+      (existing, address) => {
+        checkEchoedSystemData(body.systemData, existing && currentSystemData(existing));
+        const base = existing ?? {
           id: address.id,
           instanceKey: address.partitionKey,
           name: path.endpointName,
           twinsInstanceId: twinsInstanceId(path),
           createdAt: now,
-        },
-        secrets,
-        now,
-      ),
+        };
+        const systemData = stampSystemData(existing && currentSystemData(existing), actor, now);
+        return this.sealed(base, secrets, now, systemData);
+      },
     );
     return { versioned: this.toResource(document, maskedSecrets(secrets)), created };
   }
@@ -159,6 +176,7 @@ export class EndpointService
     path: EndpointPath,
     body: EndpointPatch,
     preconditions: Preconditions,
+    actor: Actor,
   ): Promise<Versioned<QueueEndpoint>> {
     this.checkEchoedFields(path, body);
     // What the response shows: the masks of the secrets the written document was sealed from.
@@ -167,6 +185,7 @@ export class EndpointService
       addressOf(path),
       preconditions,
       (existing) => {
+        checkEchoedSystemData(body.systemData, currentSystemData(existing));
         const current = this.openSecrets(existing);
         const merged: EndpointSecretsToCheck = {
           queuePrimaryConnectionString:
@@ -181,7 +200,8 @@ export class EndpointService
         if (deadLetter !== null && deadLetter !== undefined) merged.deadLetterStorageSecret = deadLetter;
         const secrets = parseEndpointSecrets(merged, this.allowList);
         shown = maskedSecrets(secrets);
-        return this.sealed(existing, secrets, new Date().toISOString());
+        const now = new Date().toISOString();
+        return this.sealed(existing, secrets, now, stampSystemData(currentSystemData(existing), actor, now));
       },
       () => notFound(path),
     );
@@ -196,6 +216,7 @@ export class EndpointService
     base: Pick<EndpointDocument, "id" | "instanceKey" | "name" | "twinsInstanceId" | "createdAt">,
     secrets: ParsedEndpointSecrets,
     now: string,
+    systemData: SystemData,
   ): EndpointDocument {
     return {
       id: base.id,
@@ -206,6 +227,7 @@ export class EndpointService
       secrets: this.secretBox.seal(JSON.stringify(secretTexts(secrets)), sealingContext(base)),
       createdAt: base.createdAt,
       updatedAt: now,
+      systemData,
     };
   }
 
@@ -226,6 +248,7 @@ export class EndpointService
         ...(masked.deadLetterStorageSecret !== undefined && {
           deadLetterStorageSecret: masked.deadLetterStorageSecret,
         }),
+        systemData: currentSystemData(document),
       },
       etag: document._etag,
     };
@@ -245,6 +268,7 @@ export class EndpointService
         twinsInstanceId: document.twinsInstanceId,
         queuePrimaryConnectionString: MASKED,
         queueSecondaryConnectionString: MASKED,
+        systemData: currentSystemData(document),
       };
     }
   }

@@ -1,6 +1,12 @@
 import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
-import { DomainError, type ErrorDetail, ServiceUnavailable, TooManyRequests } from "../common/errors";
+import {
+  AuthenticationFailed,
+  DomainError,
+  type ErrorDetail,
+  ServiceUnavailable,
+  TooManyRequests,
+} from "../common/errors";
 
 export interface ArmErrorBody {
   error: { code: string; message: string; target?: string; details?: ErrorDetail[] };
@@ -28,6 +34,7 @@ export function errorResponse(error: unknown): HttpResponseInit {
     if (error instanceof ServiceUnavailable || error instanceof TooManyRequests) {
       headers["Retry-After"] = String(error.retryAfterSeconds);
     }
+    if (error instanceof AuthenticationFailed) headers["WWW-Authenticate"] = error.challenge;
     return { status: error.status, headers, jsonBody: armErrorBody(error) };
   }
   return {

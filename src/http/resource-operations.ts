@@ -1,5 +1,6 @@
 import type { HttpRequest } from "@azure/functions";
 import { type z, z as zod } from "zod";
+import { actorOf } from "../auth/principal";
 import { isNotModified } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
 import type { Services } from "../services";
@@ -30,8 +31,11 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   collectionPath: z.ZodObject & z.ZodType<CollectionPath>;
   itemPath: z.ZodObject & z.ZodType<ItemPath>;
   putBody: z.ZodType<Put>;
-  /** Who may write (PUT, PATCH, DELETE); reads always take the function key. Default "function". */
+  /** The key writes (PUT, PATCH, DELETE) and reads take under AUTH_MODE=keys. Default "function". */
   writeAuthLevel?: AuthLevel;
+  readAuthLevel?: AuthLevel;
+  /** The path a listed item is authorized at (default: its `id`), for a caller who may read only some. */
+  pathOf?: (resource: Resource) => string;
   service: (services: Services) => ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>;
 }
 
@@ -49,7 +53,7 @@ export function listSchema(resource: z.ZodType) {
 }
 
 function itemPathOf<ItemPath>(
-  spec: ResourceSpec<unknown, ItemPath, unknown, unknown, unknown>,
+  spec: Pick<ResourceSpec<unknown, ItemPath, unknown, unknown, unknown>, "apiVersions" | "itemPath">,
   request: HttpRequest,
 ) {
   checkApiVersion(request, spec.apiVersions);
@@ -78,7 +82,7 @@ export function listRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, 
     name,
     methods: ["GET"],
     route: spec.collectionRoute,
-    authLevel: "function",
+    authLevel: spec.readAuthLevel ?? "function",
     doc: {
       tag: spec.tag,
       apiVersions: spec.apiVersions,
@@ -96,11 +100,14 @@ export function listRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, 
       ],
       errors: [400],
     },
-    handler: async (request, _context, services) => {
+    handler: async (request, _context, services, caller) => {
       checkApiVersion(request, spec.apiVersions);
       const path = parseOrThrow(spec.collectionPath, request.params);
       const page = await spec.service(services).list(path, readPageRequest(request));
-      return jsonResponse(200, listBody(request, page, services.config));
+      const { mayRead } = caller;
+      const pathOf = spec.pathOf ?? ((resource: R) => (resource as { id: string }).id);
+      const shown = mayRead ? { ...page, items: page.items.filter((item) => mayRead(pathOf(item))) } : page;
+      return jsonResponse(200, listBody(request, shown, services.config));
     },
   };
 }
@@ -111,7 +118,7 @@ export function getRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
     name,
     methods: ["GET"],
     route: spec.itemRoute,
-    authLevel: "function",
+    authLevel: spec.readAuthLevel ?? "function",
     doc: {
       ...itemDoc(spec),
       summary: `Get (or import) a ${spec.noun}`,
@@ -155,10 +162,12 @@ export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
       ],
       errors: [400, 409, 412, 413, 415],
     },
-    handler: async (request, _context, services) => {
+    handler: async (request, _context, services, caller) => {
       const path = itemPathOf(spec, request);
       const put = await bodyOf(request, spec.putBody);
-      const { versioned, created } = await spec.service(services).put(path, put, readPreconditions(request));
+      const { versioned, created } = await spec
+        .service(services)
+        .put(path, put, readPreconditions(request), actorOf(caller.principal));
       return jsonResponse(created ? 201 : 200, versioned.resource, versioned.etag);
     },
   };
@@ -184,12 +193,17 @@ export function patchRoute<C, I, R, P, Q>(
       responses: [{ status: 200, description: "Changed", ...resourceDoc(spec), headers: ["ETag"] }],
       errors: [400, 404, 409, 412, 413, 415],
     },
-    handler: async (request, _context, services) => {
+    handler: async (request, _context, services, caller) => {
       const service = spec.service(services);
       if (!service.patch) throw new Error(`${name}: a PATCH route without a patch operation`);
       const path = itemPathOf(spec, request);
       const patch = await bodyOf(request, patchBody);
-      const { resource, etag } = await service.patch(path, patch, readPreconditions(request));
+      const { resource, etag } = await service.patch(
+        path,
+        patch,
+        readPreconditions(request),
+        actorOf(caller.principal),
+      );
       return jsonResponse(200, resource, etag);
     },
   };

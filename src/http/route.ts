@@ -1,11 +1,23 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { z } from "zod";
+import type { Principal } from "../auth/principal";
 import type { Services } from "../services";
+
+/** Who is calling, as src/http/caller.ts admitted them. */
+export interface Caller {
+  principal: Principal;
+  /**
+   * For a list the caller may read only part of (it holds a role below the list's scope): whether it
+   * may read the item whose path is given. Absent: the whole list is readable.
+   */
+  mayRead?: (path: string) => boolean;
+}
 
 export type RouteHandler = (
   request: HttpRequest,
   context: InvocationContext,
   services: Services,
+  caller: Caller,
 ) => Promise<HttpResponseInit>;
 
 /** The key a route needs, as the Functions host checks it: `admin` takes the master key only. */

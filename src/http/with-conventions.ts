@@ -1,11 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { ANONYMOUS, describePrincipal, type Principal } from "../auth/principal";
 import { describeError } from "../common/describe-error";
 import { redactSecrets } from "../common/redact";
 import type { Services } from "../services";
+import { admitCaller, type RouteAccess } from "./caller";
 import { errorResponse } from "./errors";
 import { headerRecord, sortedByName } from "./header-record";
 import type { RouteHandler } from "./route";
+
+/** A route as the conventions need it: how callers are admitted, and its handler. */
+export interface ConventionalRoute extends RouteAccess {
+  handler: RouteHandler;
+}
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -30,17 +37,21 @@ function describeFailure(error: unknown): string {
 }
 
 /**
- * What every route shares: request and correlation ids, one mapping of errors to ARM-shaped
- * responses, and one log line a request (path only: the query may hold a key in `code`).
+ * What every route shares: the caller admitted (src/http/caller.ts), request and correlation ids,
+ * one mapping of errors to ARM-shaped responses, and one log line a request naming the caller (path
+ * only: the query may hold a key in `code`; never a token).
  */
-export function withHttpConventions(handler: RouteHandler, services: () => Services): HttpHandler {
+export function withHttpConventions(route: ConventionalRoute, services: () => Services): HttpHandler {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const started = Date.now();
     const requestId = randomUUID();
     const correlation = correlationId(request);
     let response: HttpResponseInit;
+    let principal: Principal = ANONYMOUS;
     try {
-      response = await handler(request, context, services());
+      const caller = await admitCaller(route, request, services());
+      principal = caller.principal;
+      response = await route.handler(request, context, services(), caller);
     } catch (error) {
       response = errorResponse(error);
       if ((response.status ?? 500) >= 500)
@@ -51,7 +62,7 @@ export function withHttpConventions(handler: RouteHandler, services: () => Servi
     headers["x-ms-correlation-request-id"] = correlation;
     if (response.jsonBody !== undefined) headers["content-type"] = "application/json; charset=utf-8";
     context.log(
-      `${request.method} ${pathOf(request.url)} -> ${response.status ?? 200} in ${Date.now() - started} ms (request ${requestId}, correlation ${correlation})`,
+      `${request.method} ${pathOf(request.url)} -> ${response.status ?? 200} in ${Date.now() - started} ms (request ${requestId}, correlation ${correlation}, ${describePrincipal(principal)})`,
     );
     return { ...response, headers: sortedByName(headers) };
   };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { systemDataSchema } from "../common/system-data";
 import { contentProblem } from "./profile-content";
 
 export const profileNameSchema = z
@@ -31,6 +32,7 @@ export const profilePutSchema = z.strictObject({
       description: "The profile's id, its URL path; a body may echo its current value.",
     })
     .optional(),
+  systemData: systemDataSchema.optional(),
 });
 
 export const profilePatchSchema = profilePutSchema.partial();
@@ -39,6 +41,7 @@ export const authenticationProfileSchema = z.object({
   id: z.string(),
   authenticationProfileName: z.string(),
   authenticationProfileContent: z.string(),
+  systemData: systemDataSchema,
 });
 
 export type ProfilePut = z.infer<typeof profilePutSchema>;

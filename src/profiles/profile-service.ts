@@ -4,6 +4,13 @@ import { nameKey, sameName } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import type { Preconditions } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
+import {
+  type Actor,
+  checkEchoedSystemData,
+  legacySystemData,
+  type SystemData,
+  stampSystemData,
+} from "../common/system-data";
 import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
@@ -22,11 +29,17 @@ export interface ProfileDocument {
   authenticationProfileContent: string;
   createdAt: string;
   updatedAt: string;
+  /** Absent on profiles written before systemData was recorded. */
+  systemData?: SystemData;
 }
 
 export interface ProfileLimits {
   maxContentBytes: number;
   maxCount: number;
+}
+
+function currentSystemData(document: ProfileDocument): SystemData {
+  return document.systemData ?? legacySystemData(document);
 }
 
 function toResource(document: Stored<ProfileDocument>): Versioned<AuthenticationProfile> {
@@ -35,6 +48,7 @@ function toResource(document: Stored<ProfileDocument>): Versioned<Authentication
       id: document.authenticationProfileName,
       authenticationProfileName: document.authenticationProfileName,
       authenticationProfileContent: document.authenticationProfileContent,
+      systemData: currentSystemData(document),
     },
     etag: document._etag,
   };
@@ -101,6 +115,7 @@ export class ProfileService
     path: ProfilePath,
     body: ProfilePut,
     preconditions: Preconditions,
+    actor: Actor,
   ): Promise<{ versioned: Versioned<AuthenticationProfile>; created: boolean }> {
     const name = path.authenticationProfileName;
     this.checkEchoedFields(name, body);
@@ -109,9 +124,15 @@ export class ProfileService
     const { document, created } = await this.writer.put(
       addressOf(path),
       preconditions,
-      (existing, address) =>
-        existing
-          ? { ...existing, authenticationProfileContent: body.authenticationProfileContent, updatedAt: now }
+      (existing, address) => {
+        checkEchoedSystemData(body.systemData, existing && currentSystemData(existing));
+        return existing
+          ? {
+              ...existing,
+              authenticationProfileContent: body.authenticationProfileContent,
+              updatedAt: now,
+              systemData: stampSystemData(currentSystemData(existing), actor, now),
+            }
           : {
               id: address.id,
               scope: ACCOUNT_SCOPE,
@@ -119,7 +140,9 @@ export class ProfileService
               authenticationProfileContent: body.authenticationProfileContent,
               createdAt: now,
               updatedAt: now,
-            },
+              systemData: stampSystemData(undefined, actor, now),
+            };
+      },
     );
     return { versioned: toResource(document), created };
   }
@@ -128,6 +151,7 @@ export class ProfileService
     path: ProfilePath,
     body: ProfilePatch,
     preconditions: Preconditions,
+    actor: Actor,
   ): Promise<Versioned<AuthenticationProfile>> {
     this.checkEchoedFields(path.authenticationProfileName, body);
     if (body.authenticationProfileContent !== undefined)
@@ -135,12 +159,17 @@ export class ProfileService
     const document = await this.writer.patch(
       addressOf(path),
       preconditions,
-      (existing) => ({
-        ...existing,
-        authenticationProfileContent:
-          body.authenticationProfileContent ?? existing.authenticationProfileContent,
-        updatedAt: new Date().toISOString(),
-      }),
+      (existing) => {
+        checkEchoedSystemData(body.systemData, currentSystemData(existing));
+        const now = new Date().toISOString();
+        return {
+          ...existing,
+          authenticationProfileContent:
+            body.authenticationProfileContent ?? existing.authenticationProfileContent,
+          updatedAt: now,
+          systemData: stampSystemData(currentSystemData(existing), actor, now),
+        };
+      },
       () => notFound(path),
     );
     return toResource(document);

@@ -11,6 +11,9 @@ export const CONTAINERS = {
   // One partition per digital twins instance, with that instance's quota ledger beside its endpoints.
   queueEndpoints: { id: "queueEndpoints", partitionKey: "/instanceKey" },
   clusterAssessments: { id: "clusterAssessments", partitionKey: "/projectKey" },
+  // Partitioned by the assignment's own id: names are unique across scopes, and a create is atomic on
+  // it. A principal's assignments are found with one (cross-partition) query, then cached.
+  roleAssignments: { id: "roleAssignments", partitionKey: "/id" },
 } as const;
 
 export type ContainerName = keyof typeof CONTAINERS;

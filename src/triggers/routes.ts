@@ -5,6 +5,7 @@ import { endpointRoutes } from "../http/routes/endpoint-routes";
 import { healthRoutes } from "../http/routes/health-routes";
 import { ingestRoutes } from "../http/routes/ingest-routes";
 import { profileRoutes } from "../http/routes/profile-routes";
+import { roleAssignmentRoutes } from "../http/routes/role-assignment-routes";
 
 /**
  * The one route table. functions/ registers it with the Functions host and the local host in
@@ -17,5 +18,6 @@ export const routes: readonly RouteDefinition[] = [
   ...endpointRoutes,
   ...ingestRoutes,
   ...assessmentRoutes,
+  ...roleAssignmentRoutes,
   ...openApiRoutes(() => routes),
 ];

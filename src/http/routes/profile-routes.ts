@@ -25,6 +25,8 @@ const profiles = resourceSpec({
   resourceSchema: authenticationProfileSchema,
   examples: profileExamples,
   service: (services) => services.profiles,
+  // A profile's id is its name; it is authorized at its path.
+  pathOf: (profile) => AUTHENTICATION_PROFILE_PATH.id({ authenticationProfileName: profile.id }),
 });
 
 export const profileRoutes: RouteDefinition[] = [

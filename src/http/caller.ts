@@ -1,0 +1,55 @@
+import type { HttpRequest } from "@azure/functions";
+import { ANONYMOUS, type EntraPrincipal } from "../auth/principal";
+import { isListRoute, routeAction } from "../auth/route-action";
+import { pathSegments, requestSegments, scopeKeyOf, scopePath } from "../auth/scope";
+import { AuthenticationFailed, AuthorizationFailed } from "../common/errors";
+import type { Services } from "../services";
+import type { AuthLevel, Caller } from "./route";
+
+/** What admission needs of a route: its template, key level and methods. */
+export interface RouteAccess {
+  route: string;
+  authLevel: AuthLevel;
+}
+
+/** The key level the Functions host enforces: none under entra, where the app checks the token. */
+export function hostAuthLevel(authLevel: AuthLevel, mode: "entra" | "keys"): AuthLevel {
+  return mode === "entra" ? "anonymous" : authLevel;
+}
+
+/**
+ * The one place that decides who calls and whether they may: under `keys`, the Functions host has
+ * checked the key already (and which level it was); under `entra`, the bearer token names the
+ * principal and its role assignments decide on the route's action at the request's scope.
+ */
+export async function admitCaller(
+  access: RouteAccess,
+  request: HttpRequest,
+  services: Services,
+): Promise<Caller> {
+  if (access.authLevel === "anonymous") return { principal: ANONYMOUS };
+  if (services.config.AUTH_MODE === "keys")
+    return { principal: { kind: "key", keyName: access.authLevel === "admin" ? "_master" : "default" } };
+  const principal = await authenticate(request, services);
+  const action = routeAction(access.route, request.method);
+  const segments = requestSegments(access.route, request.params);
+  const scope = scopeKeyOf(segments);
+  const grants = await services.authorizer.grantsOf(principal);
+  if (grants.permits(action, scope)) return { principal };
+  if (isListRoute(access.route, request.method) && grants.permitsBelow(action, scope)) {
+    return { principal, mayRead: (path) => grants.permits(action, scopeKeyOf(pathSegments(path))) };
+  }
+  throw new AuthorizationFailed(principal.objectId, action, scopePath(segments));
+}
+
+async function authenticate(request: HttpRequest, services: Services): Promise<EntraPrincipal> {
+  // A token in a URL ends up in logs and histories: refused, even beside a good header.
+  if (request.query.has("access_token")) {
+    throw new AuthenticationFailed(
+      "A token in the query string is refused: send it in the 'Authorization: Bearer' header.",
+      "InvalidAuthenticationToken",
+      `${services.tokens.challenge()}, error="invalid_request"`,
+    );
+  }
+  return services.tokens.principalOf(request.headers.get("authorization"));
+}
