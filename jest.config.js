@@ -8,7 +8,16 @@
 const common = {
   testEnvironment: "node",
   testMatch: ["**/*.test.ts"],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
+    // jose 6 is ESM only, which Jest's CommonJS runtime cannot load (Node >= 20.19 can): compiled to
+    // CommonJS for the tests, as nothing else of node_modules is.
+    "/node_modules/jose/.+\\.js$": [
+      "ts-jest",
+      { tsconfig: { allowJs: true, module: "commonjs", target: "ES2022", sourceMap: false }, diagnostics: false },
+    ],
+  },
+  transformIgnorePatterns: ["/node_modules/(?!jose/)"],
 };
 
 module.exports = {
