@@ -21,7 +21,7 @@ export function openApiRoutes(routes: () => readonly RouteDefinition[]): RouteDe
         errors: [],
       },
       handler: async (request, _context, services) => {
-        document ??= buildOpenApiDocument(routes());
+        document ??= buildOpenApiDocument(routes(), undefined, services.config.AUTH_AUTHORITY);
         const servers = [{ url: publicBaseUrl(request, services.config) }];
         return { status: 200, jsonBody: { ...document, servers } };
       },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { routeAction } from "../auth/route-action";
 import { armErrorSchema } from "./errors";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
 import type { ResponseHeader, RouteDefinition, RouteDoc } from "./route";
@@ -18,24 +19,32 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     "Service Bus queues a twins instance's events are delivered to, with an optional dead-letter location.",
   TwinEvents: "CloudEvents ingested for a twins instance and delivered to its queue endpoints.",
   ClusterAssessment:
-    "Cluster assessments: read with a function key, written by the producing system with the master key.",
+    "Cluster assessments: read by readers, written by the producing system (Assessment Writer; under keys, the master key).",
+  RoleAssignment:
+    "Who may do what: roles given to principals at scopes (`/`, the profiles, or an ARM path), inherited downward.",
   Operations: "Readiness and this API description; no key needed.",
 };
 
-const AUTH_DESCRIPTIONS: Record<RouteDefinition["authLevel"], string> = {
-  anonymous: "Needs no key.",
+const KEY_DESCRIPTIONS: Record<RouteDefinition["authLevel"], string> = {
+  anonymous: "Needs no caller.",
   function:
-    "Takes a function key (or the master key), in the x-functions-key header or the code query parameter.",
+    "Under AUTH_MODE=keys it takes a function key (or the master key), in the x-functions-key header or the code query parameter.",
   admin:
-    "Needs the master key, in the x-functions-key header or the code query parameter; a function key gets 401. " +
-    "For the system that produces these resources.",
+    "Under AUTH_MODE=keys it needs the master key, in the x-functions-key header or the code query parameter; a function key gets 401.",
 };
 
+/** Under entra (the default) a bearer token; under keys, the Functions keys of the route's level. */
 const SECURITY: Record<RouteDefinition["authLevel"], JsonObject[]> = {
   anonymous: [],
-  function: [{ functionKey: [] }, { functionKeyInQuery: [] }],
-  admin: [{ masterKey: [] }, { masterKeyInQuery: [] }],
+  function: [{ entraId: [] }, { functionKey: [] }, { functionKeyInQuery: [] }],
+  admin: [{ entraId: [] }, { masterKey: [] }, { masterKeyInQuery: [] }],
 };
+
+/** What an operation tells of its action, under AUTH_MODE=entra. */
+function actionDescription(route: RouteDefinition, method: string): string {
+  if (route.authLevel === "anonymous") return "";
+  return `Under AUTH_MODE=entra it needs a bearer token whose principal holds a role allowing \`${routeAction(route.route, method)}\` at the request's path or above.`;
+}
 
 const HEADER_REFS: Record<ResponseHeader, string> = {
   ETag: "#/components/headers/ETag",
@@ -54,9 +63,10 @@ function responseHeaders(extra: readonly ResponseHeader[] = []): JsonObject {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, RFC 7493, is refused too) or InvalidApiVersionParameter",
-  401: "Unauthorized: no key, or a wrong one",
+  401: "AuthenticationFailed (no bearer token) or InvalidAuthenticationToken (WWW-Authenticate says why); under keys, Unauthorized: no key, or a wrong one",
+  403: "AuthorizationFailed: the caller's role assignments do not allow the action at this path (whether or not the resource exists)",
   404: "ResourceNotFound",
-  409: "QuotaExceeded, or DeadLettersUnavailable (the endpoint has no usable dead-letter secret)",
+  409: "QuotaExceeded, DeadLettersUnavailable (the endpoint has no usable dead-letter secret), RoleAssignmentExists or RoleAssignmentUpdateNotPermitted",
   412: "PreconditionFailed: If-Match / If-None-Match",
   413: "PayloadTooLarge: the body is over 1 MiB",
   415: "UnsupportedMediaType: the body is not JSON",
@@ -154,12 +164,15 @@ function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): Json
       }),
     };
   }
-  const errors = new Set([...doc.errors, ...(authLevel === "anonymous" ? [] : [401, 500, 503])]);
+  const errors = new Set([...doc.errors, ...(authLevel === "anonymous" ? [] : [401, 403, 500, 503])]);
   for (const status of [...errors].sort()) {
     result[String(status)] = {
       description: ERROR_DESCRIPTIONS[status] ?? "Error",
-      // A 401 comes from the Functions host, before the service: it carries no ids.
-      ...(status !== 401 && { headers: responseHeaders(status === 503 ? ["Retry-After"] : []) }),
+      // Under keys a 401 comes from the Functions host, before the service, without ids; under entra from the service.
+      headers:
+        status === 401
+          ? { "WWW-Authenticate": { $ref: "#/components/headers/WwwAuthenticate" } }
+          : responseHeaders(status === 503 ? ["Retry-After"] : []),
       content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
     };
   }
@@ -177,10 +190,17 @@ function operation(route: RouteDefinition, method: string): JsonObject {
   return {
     operationId: route.name,
     summary: doc.summary,
-    description: [doc.description ?? `${doc.summary}.`, AUTH_DESCRIPTIONS[route.authLevel]].join(" "),
+    description: [
+      doc.description ?? `${doc.summary}.`,
+      actionDescription(route, method),
+      KEY_DESCRIPTIONS[route.authLevel],
+    ]
+      .filter((text) => text !== "")
+      .join(" "),
     tags: [doc.tag],
     security: SECURITY[route.authLevel],
     "x-auth-level": route.authLevel,
+    ...(route.authLevel !== "anonymous" && { "x-required-action": routeAction(route.route, method) }),
     parameters: parameters(route, method),
     ...(doc.requestBody && {
       requestBody: {
@@ -221,6 +241,11 @@ const COMPONENTS = {
       description: "Seconds to wait before retrying.",
       schema: { type: "string", pattern: "^[0-9]+$" },
     },
+    WwwAuthenticate: {
+      description:
+        'Under AUTH_MODE=entra, the bearer challenge (RFC 6750): authorization_uri, and error="invalid_token" with error_description when a token came.',
+      schema: { type: "string" },
+    },
   },
   securitySchemes: {
     functionKey: {
@@ -250,8 +275,25 @@ const COMPONENTS = {
   },
 };
 
+/** Where a built document says tokens come from when the service's authority is not known. */
+const DEFAULT_AUTHORITY = "https://login.microsoftonline.com/organizations/v2.0";
+
+function entraScheme(authority: string): JsonObject {
+  return {
+    type: "openIdConnect",
+    openIdConnectUrl: `${authority.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+    description:
+      "AUTH_MODE=entra (the default): an Entra ID access token for the service's audience (AUTH_AUDIENCE), in 'Authorization: Bearer'. " +
+      "Role assignments (…/providers/Microsoft.Authorization/roleAssignments) decide what its principal may do; never in the query string.",
+  };
+}
+
 /** The OpenAPI 3.1 description of the route table, generated from its zod schemas. */
-export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl?: string): JsonObject {
+export function buildOpenApiDocument(
+  routes: readonly RouteDefinition[],
+  serverUrl?: string,
+  authority: string = DEFAULT_AUTHORITY,
+): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
     const path = `/${route.route}`;
@@ -274,7 +316,10 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
         "Endpoint connection strings hold exactly Endpoint, SharedAccessKeyName, SharedAccessKey and EntityPath, and point " +
         "at an Azure Service Bus host; dead-letter URLs are https to an Azure blob host with a SAS query and no user " +
         "information; IP literals are refused. Secrets never come back: SharedAccessKey and the SAS query are masked as ***. " +
-        "Count quotas are exact under concurrent requests; a PUT without preconditions replaces whatever is current.",
+        "Count quotas are exact under concurrent requests; a PUT without preconditions replaces whatever is current. " +
+        "Callers (AUTH_MODE=entra, the default): an Entra ID bearer token, judged by role assignments on scopes that are " +
+        "prefixes of the request's path on segment boundaries (case-insensitively), inherited downward; every write records " +
+        "systemData from the caller. Under AUTH_MODE=keys, the Functions keys as each operation says.",
     },
     // Served, it names the URL it was fetched from; built alone, the host that serves it.
     servers: [serverUrl ? { url: serverUrl } : { url: "/", description: "The host serving this document" }],
@@ -286,6 +331,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
     components: {
       schemas: { ErrorResponse: jsonSchema(armErrorSchema, "output") },
       ...COMPONENTS,
+      securitySchemes: { entraId: entraScheme(authority), ...COMPONENTS.securitySchemes },
     },
   };
 }
