@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type OpenIdIssuer, principalObjectId } from "../../dev/stand-ins/openid-issuer";
+import { LOCAL_TENANT_ID, type OpenIdIssuer, principalObjectId } from "../../dev/stand-ins/openid-issuer";
 import { expectArmError } from "../support/arm";
+import { closedPort } from "../support/closed-port";
 import { ADMIN, asPrincipal, assignRole, entraSettings, startTestIssuer } from "../support/entra-host";
 import { removeTempDirs } from "../support/temp-dirs";
 import { startTestHost, type TestHost } from "../support/test-host";
@@ -174,6 +175,25 @@ describe("tokens", () => {
     });
     expect(huge.status).toBeGreaterThanOrEqual(400);
     expect(huge.status).toBeLessThan(500);
+  });
+
+  it("answers 503 with Retry-After, never 401 nor a pass, when the authority cannot be reached", async () => {
+    const down = `http://127.0.0.1:${await closedPort()}/${LOCAL_TENANT_ID}/v2.0`;
+    const cut = await startTestHost(
+      { ...entraSettings(issuer), AUTH_AUTHORITY: down },
+      host.config.COSMOS_DATABASE,
+    );
+    try {
+      const token = await issuer.mint({ name: ADMIN });
+      const response = await cut.request("/authenticationProfiles", {
+        key: null,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await expectArmError(response, 503, "ServiceUnavailable");
+      expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
+    } finally {
+      await cut.stop();
+    }
   });
 
   it("takes v1 and v2 tokens, users and apps, the client id and the App ID URI as audience", async () => {
