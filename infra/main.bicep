@@ -96,6 +96,27 @@ param storageHostSuffixes string = '.blob.core.windows.net,.blob.core.chinacloud
 @description('PUBLIC_BASE_URL: where clients reach the API when not on the app\'s own host name (a custom domain, API Management), e.g. https://api.contoso.com/twins; nextLink and the OpenAPI server are built on it. Empty: https://WEBSITE_HOSTNAME, which the platform sets.')
 param publicBaseUrl string = ''
 
+// Callers (infra/README.md, "Callers and the app registration"). The app runs AUTH_MODE=entra: every
+// route but /health and /openapi.json takes an Entra ID token of this tenant, judged by the service's
+// own role assignments. Azure never runs AUTH_MODE=keys (test/unit/infra-auth.test.ts).
+
+@description('Client id of an existing app registration for the API (azd env AUTH_CLIENT_ID). Empty: provisioning creates one, with its service principal, through the Microsoft Graph Bicep extension (core/security/app-registration.bicep), which needs the right to create applications in the tenant.')
+param authClientId string = ''
+
+@description('With authClientId: the registration\'s App ID URI when it is not api://<authClientId> (such as https://api.contoso.com/twins); tokens for it are accepted too. Empty: none.')
+param authAppIdUri string = ''
+
+@description('AUTH_ADMIN_PRINCIPALS: comma-separated object ids that hold Owner at / without a role assignment, to make the first assignments. Empty: the operator (principalId).')
+param authAdminPrincipals string = ''
+
+@minValue(0)
+@maxValue(300)
+@description('AUTH_CACHE_SECONDS: how long each host caches a principal\'s role assignments; a revoked assignment stops working within it.')
+param authCacheSeconds int = 30
+
+@description('Put App Service authentication (Easy Auth) in front of the code as an outer gate: a request without a valid token for the registration gets an empty 401 from the platform, except /health and /openapi.json. The code checks every token either way.')
+param enableEasyAuth bool = false
+
 // Scale of the Function App.
 
 @allowed([
@@ -218,6 +239,24 @@ module keyVault 'core/security/key-vault.bicep' = {
   }
 }
 
+// The API's app registration: made here (Microsoft Graph Bicep extension) unless authClientId names
+// an existing one. Tenant objects, not Azure resources: `azd down` leaves the registration in place,
+// and the next provision of the same environment finds it again by its uniqueName.
+module appRegistration 'core/security/app-registration.bicep' = if (empty(authClientId)) {
+  name: 'appRegistration'
+  scope: rg
+  params: {
+    uniqueName: 'twin-resource-service-${resourceToken}'
+    displayName: 'Twin resource service (${environmentName})'
+  }
+}
+
+var authAppClientId = empty(authClientId) ? appRegistration!.outputs.appId : authClientId
+
+// The audiences a token may carry: the client id (v2 tokens) and the App ID URI (v1 tokens asked for
+// by that URI), and a custom App ID URI of an existing registration.
+var authAudiences = concat([authAppClientId, 'api://${authAppClientId}'], empty(authAppIdUri) ? [] : [authAppIdUri])
+
 // The settings src/config.ts reads in Azure: exactly its settings less LOCAL_ONLY_SETTINGS and the
 // host storage settings (below), one per line (test/unit/infra-settings.test.ts reads this object).
 var serviceSettings = {
@@ -238,6 +277,12 @@ var serviceSettings = {
   SERVICEBUS_HOST_SUFFIXES: serviceBusHostSuffixes
   STORAGE_HOST_SUFFIXES: storageHostSuffixes
   PUBLIC_BASE_URL: publicBaseUrl
+  AUTH_MODE: 'entra'
+  AUTH_AUTHORITY: '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
+  AUTH_AUDIENCE: join(authAudiences, ',')
+  AUTH_ALLOWED_TENANTS: tenant().tenantId
+  AUTH_ADMIN_PRINCIPALS: !empty(authAdminPrincipals) ? authAdminPrincipals : principalId
+  AUTH_CACHE_SECONDS: string(authCacheSeconds)
 }
 
 // The Functions host's and the platform's own settings. Each one the code does not read is on the
@@ -274,6 +319,10 @@ module api 'app/api.bicep' = {
     identityId: identity.outputs.id
     instanceMemoryMB: instanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
+    enableEasyAuth: enableEasyAuth
+    authClientId: authAppClientId
+    authIssuer: serviceSettings.AUTH_AUTHORITY
+    authAudiences: authAudiences
   }
   // The site reads its settings as it starts: the Key Vault reference (Key Vault Secrets User), the
   // telemetry (Monitoring Metrics Publisher), storage and Cosmos DB. Every role is assigned first.
@@ -323,3 +372,8 @@ output AZURE_COSMOS_ACCOUNT_NAME string = cosmos.outputs.name
 output AZURE_COSMOS_ENDPOINT string = cosmos.outputs.endpoint
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName
 output TWIN_EVENTS_QUEUE string = twinEventsQueueName
+// The registration callers ask tokens for (`az account get-access-token --resource <it>`). Not named
+// AUTH_CLIENT_ID: azd would feed its own output back as authClientId, and stop managing the
+// registration it made.
+output SERVICE_API_CLIENT_ID string = authAppClientId
+output SERVICE_API_AUTHORITY string = serviceSettings.AUTH_AUTHORITY

@@ -42,6 +42,29 @@ param instanceMemoryMB int = 2048
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
+// App Service authentication (Easy Auth), an optional gate in front of the code. The code checks every
+// token itself (AUTH_MODE=entra, main.bicep), so the gate adds no authority: it only keeps requests
+// without a valid token for the registration from reaching (and waking) the code. Flex Consumption
+// supports it since general availability (its preview listed Easy Auth as unsupported).
+
+@description('Turn Easy Auth on: a request without a valid token for authClientId gets an empty 401 from the platform, except on easyAuthExcludedPaths. Off: the setting is still written, disabled, so that turning it off takes effect.')
+param enableEasyAuth bool = false
+
+@description('Client id of the API\'s app registration.')
+param authClientId string
+
+@description('Issuer of the tokens (AUTH_AUTHORITY, the v2 endpoint of the tenant).')
+param authIssuer string
+
+@description('Audiences a token may carry (those of AUTH_AUDIENCE).')
+param authAudiences array
+
+@description('Paths Easy Auth lets through without a token: the anonymous routes of the API.')
+param easyAuthExcludedPaths array = [
+  '/health'
+  '/openapi.json'
+]
+
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
   location: location
@@ -108,6 +131,46 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
       runtime: {
         name: 'node'
         version: nodeVersion
+      }
+    }
+  }
+}
+
+// Written whether on or not (platform.enabled), so that setting enableEasyAuth back to false turns it
+// off rather than leaving the last setting in place.
+resource easyAuth 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: site
+  name: 'authsettingsV2'
+  properties: {
+    platform: {
+      enabled: enableEasyAuth
+    }
+    globalValidation: {
+      requireAuthentication: true
+      unauthenticatedClientAction: 'Return401'
+      excludedPaths: easyAuthExcludedPaths
+    }
+    httpSettings: {
+      requireHttps: true
+    }
+    identityProviders: {
+      azureActiveDirectory: {
+        enabled: true
+        // Bearer tokens only: no client secret, since the platform signs no one in.
+        registration: {
+          clientId: authClientId
+          openIdIssuer: authIssuer
+        }
+        // No defaultAuthorizationPolicy: any client of the tenant with a token for the API passes
+        // the gate; what it may do is for the service's role assignments to say.
+        validation: {
+          allowedAudiences: authAudiences
+        }
+      }
+    }
+    login: {
+      tokenStore: {
+        enabled: false
       }
     }
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
+import { block, code } from "../support/bicep-text";
 
 /**
  * The app's identity and its roles, read from the Bicep as text. What this guards: every role a
@@ -25,32 +26,6 @@ const BUILT_IN_ROLES: Record<string, string> = {
   monitoringMetricsPublisher: "3913510d-42f4-4e42-8a64-420c390055eb",
 };
 const COSMOS_DATA_CONTRIBUTOR = "00000000-0000-0000-0000-000000000002";
-
-/** The `{ ... }` (or `[ ... ]`) that follows `header`, braces in strings and comments aside. */
-function block(source: string, header: string | RegExp): string {
-  const match = typeof header === "string" ? source.indexOf(header) : source.search(header);
-  if (match < 0) throw new Error(`no ${String(header)} in the Bicep`);
-  const open = source.slice(match).search(/[{[]/) + match;
-  let depth = 0;
-  for (let i = open; i < source.length; i++) {
-    const c = source[i];
-    if (c === "'") {
-      for (i++; i < source.length && source[i] !== "'"; i++) if (source[i] === "\\") i++;
-    } else if (c === "/" && source[i + 1] === "/") {
-      i = source.indexOf("\n", i);
-      if (i < 0) break;
-    } else if (c === "{" || c === "[") {
-      depth++;
-    } else if (c === "}" || c === "]") {
-      depth--;
-      if (depth === 0) return source.slice(match, i + 1);
-    }
-  }
-  throw new Error(`${String(header)} is not closed`);
-}
-
-/** Without `//` comments, so that a commented-out line never counts. */
-const code = (text: string) => text.replace(/\/\/[^\n]*/g, "");
 
 /** `NAME: value` of main.bicep's `var <name> = { ... }`. */
 function settings(variable: string): Map<string, string> {

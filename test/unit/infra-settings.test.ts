@@ -128,10 +128,12 @@ describe("infra/main.bicep app settings", () => {
     for (const [setting, value] of serviceSettings) {
       const expected = codeDefault(setting);
       if (expected === undefined) continue;
-      // A setting with a default in the code is a parameter of main.bicep: `name` or `string(name)`.
+      // A setting with a default in the code is a parameter of main.bicep, `name` or `string(name)`,
+      // or a value Azure never tunes, written as a literal (AUTH_MODE: 'entra').
       const param = /^(?:string\((\w+)\)|(\w+))$/.exec(value);
       const paramName = param?.[1] ?? param?.[2];
-      const actual = paramName === undefined ? undefined : defaults.get(paramName);
+      const literal = /^'([^'$]*)'$/.exec(value)?.[1];
+      const actual = paramName === undefined ? literal : defaults.get(paramName);
       if (actual !== expected) {
         mismatches.push(`${setting}: src/config.ts ${expected}, infra/main.bicep ${actual ?? `(${value})`}`);
       }
