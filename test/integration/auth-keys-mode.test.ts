@@ -34,7 +34,7 @@ describe("AUTH_MODE=keys", () => {
     const patched = await host.request(path, { method: "PATCH", body: PROFILE });
     const { systemData } = (await patched.json()) as { systemData: Record<string, string> };
     expect(systemData.createdAt).toBe(first.systemData.createdAt);
-    expect(systemData.lastModifiedAt > (first.systemData.createdAt as string)).toBe(true);
+    expect((systemData.lastModifiedAt as string) > (first.systemData.createdAt as string)).toBe(true);
   });
 
   it("refuses systemData sent with another value, and takes it echoed unchanged", async () => {
