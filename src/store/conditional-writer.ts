@@ -100,17 +100,22 @@ export class ConditionalWriter<T extends { id: string }> {
     throw this.contention();
   }
 
-  /** Deletes the resource; false when there was nothing to delete. */
+  /**
+   * Deletes the resource; false when there was nothing to delete. A DELETE the client made
+   * conditional deletes the version its If-Match named, or answers 412; one it did not deletes
+   * whatever version is current, so concurrent writes of the resource never make it give up.
+   */
   async delete(address: DocumentAddress, preconditions: Preconditions): Promise<boolean> {
+    const conditional = hasPreconditions(preconditions);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       await pause(attempt);
       const existing = await this.documents.read(address.id, address.partitionKey);
       checkPreconditions(preconditions, existing?._etag);
       if (!existing) return false;
-      const outcome = await this.deleteVersion(address, existing._etag);
+      const outcome = await this.deleteVersion(address, conditional ? existing._etag : undefined);
       if (outcome === "deleted") return true;
       // The version the client's If-Match named is gone: another request deleted or replaced it.
-      if (hasPreconditions(preconditions)) {
+      if (conditional) {
         throw new PreconditionFailed(
           outcome === "absent"
             ? "The resource was deleted by another request."
@@ -128,7 +133,7 @@ export class ConditionalWriter<T extends { id: string }> {
     return this.quota.ledger.create(document, this.quota.scopeOf(address));
   }
 
-  private deleteVersion(address: DocumentAddress, etag: string): Promise<DeleteOutcome> {
+  private deleteVersion(address: DocumentAddress, etag: string | undefined): Promise<DeleteOutcome> {
     if (this.quota === undefined) return this.documents.delete(address.id, address.partitionKey, etag);
     return this.quota.ledger.delete(address.id, etag, this.quota.scopeOf(address));
   }

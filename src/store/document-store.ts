@@ -95,12 +95,15 @@ export class DocumentStore<T extends { id: string }> {
     }
   }
 
-  /** Deletes the version read earlier: "absent" when it was gone, "changed" when it was replaced since. */
-  async delete(id: string, partitionKey: string, etag: string): Promise<DeleteOutcome> {
+  /**
+   * Deletes the version read earlier (any version when `etag` is undefined): "absent" when it was
+   * gone, "changed" when it was replaced since.
+   */
+  async delete(id: string, partitionKey: string, etag: string | undefined): Promise<DeleteOutcome> {
     try {
       await this.container
         .item(id, partitionKey)
-        .delete({ accessCondition: { type: "IfMatch", condition: etag } });
+        .delete(etag === undefined ? {} : { accessCondition: { type: "IfMatch", condition: etag } });
       return "deleted";
     } catch (error) {
       if (isNotFound(error)) return "absent";

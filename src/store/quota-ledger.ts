@@ -44,8 +44,10 @@ const MAX_ATTEMPTS = 60;
  * A delete of one version. Cosmos DB honours `ifMatch` on every batch operation; the SDK's type
  * leaves it off the delete alone, and passes the operation on as it is.
  */
-function deleteIfMatch(id: string, etag: string): OperationInput {
-  return { operationType: "Delete", id, ifMatch: etag } as OperationInput;
+function deleteIfMatch(id: string, etag: string | undefined): OperationInput {
+  return (
+    etag === undefined ? { operationType: "Delete", id } : { operationType: "Delete", id, ifMatch: etag }
+  ) as OperationInput;
 }
 
 function pause(attempt: number): Promise<void> {
@@ -88,8 +90,8 @@ export class QuotaLedger<T extends { id: string }> {
     throw this.contention(scope);
   }
 
-  /** Deletes the version `etag` of the document `id` and uncounts it. */
-  async delete(id: string, etag: string, scope: QuotaScope): Promise<DeleteOutcome> {
+  /** Deletes the version `etag` of the document `id` (any version when undefined) and uncounts it. */
+  async delete(id: string, etag: string | undefined, scope: QuotaScope): Promise<DeleteOutcome> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const ledger = await this.read(scope);
       ledger.members.delete(id);

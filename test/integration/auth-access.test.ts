@@ -196,6 +196,15 @@ describe("tokens", () => {
     }
   });
 
+  it("names the principal in the request's log line, never the token", async () => {
+    const token = await issuer.mint({ name: "logged" });
+    await host.request("/authenticationProfiles", { key: null, headers: { authorization: `Bearer ${token}` } });
+    const lines = host.logs.map((entry) => entry.message).filter((line) => line.startsWith("GET /authenticationProfiles"));
+    expect(lines.some((line) => line.endsWith(`principal ${principalObjectId("logged")})`))).toBe(true);
+    const signature = token.split(".")[2] as string;
+    expect(host.logs.filter((entry) => entry.message.includes(signature))).toEqual([]);
+  });
+
   it("takes v1 and v2 tokens, users and apps, the client id and the App ID URI as audience", async () => {
     for (const options of [{ version: "1.0" as const }, { version: "2.0" as const }, { app: true }]) {
       const response = await asPrincipal(host, issuer, { name: ADMIN, ...options })(

@@ -24,6 +24,13 @@ const validEnv = {
   COSMOS_KEY: "key",
   AzureWebJobsStorage: "UseDevelopmentStorage=true",
   SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+  AUTH_MODE: "keys",
+};
+const entraEnv = {
+  ...validEnv,
+  AUTH_MODE: "entra",
+  AUTH_AUTHORITY: "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0",
+  AUTH_AUDIENCE: "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
 };
 
 interface Registration {
@@ -67,14 +74,30 @@ describe("the built entry points", () => {
     ).toEqual(["http.js", "twin-events.js"]);
   });
 
-  it("load with identity-based settings and no keys, as in Azure", () => {
-    const { COSMOS_KEY: _key, AzureWebJobsStorage: _storage, ...identity } = validEnv;
+  it("load with identity-based settings, no keys and Entra ID tokens, as in Azure", () => {
+    const { COSMOS_KEY: _key, AzureWebJobsStorage: _storage, ...identity } = entraEnv;
     const { registered } = loadEntry({ ...identity, AzureWebJobsStorage__accountName: "twinsstorage" });
     const templates = new Set(routes.map((route) => route.route));
     expect(registered.length).toBe(routes.length + templates.size + queueFunctions.length);
   });
 
-  it("registers every route of the table with its methods, template and auth level", () => {
+  it("registers every route anonymous at the host under AUTH_MODE=entra: the app checks the token", () => {
+    const { registered } = loadEntry(entraEnv);
+    const http = registered.filter((entry) => entry.kind === "http");
+    expect(http.length).toBeGreaterThan(routes.length);
+    for (const entry of http)
+      expect({ name: entry.name, level: entry.options.authLevel }).toEqual({
+        name: entry.name,
+        level: "anonymous",
+      });
+  });
+
+  it("stops at load under AUTH_MODE=entra without an authority, naming it", () => {
+    const { AUTH_AUTHORITY: _omitted, ...withoutAuthority } = entraEnv;
+    expect(() => loadEntry(withoutAuthority)).toThrow(/AUTH_AUTHORITY/);
+  });
+
+  it("registers every route of the table with its methods, template and key level under AUTH_MODE=keys", () => {
     const { registered } = loadEntry(validEnv);
     const http = registered.filter(
       (entry) => entry.kind === "http" && !entry.name.endsWith("-methodNotAllowed"),

@@ -44,6 +44,11 @@ it("is OpenAPI 3.1, served without a key, naming the server it was fetched from"
     name: "x-functions-key",
     description: expect.stringMatching(/master key/),
   });
+  // Served, the OpenID Connect scheme points at the authority the host was configured with.
+  expect(document.components.securitySchemes.entraId).toMatchObject({
+    type: "openIdConnect",
+    openIdConnectUrl: expect.stringMatching(/\/\.well-known\/openid-configuration$/),
+  });
   expect(document.info.license).toEqual({ name: "MIT", url: "https://opensource.org/license/mit" });
   for (const tag of document.tags) expect(tag.description).toEqual(expect.any(String));
 });
@@ -69,8 +74,8 @@ it("describes every route of the table, with its method, parameters and auth lev
       expect(operation.security).toEqual(
         {
           anonymous: [],
-          function: [{ functionKey: [] }, { functionKeyInQuery: [] }],
-          admin: [{ masterKey: [] }, { masterKeyInQuery: [] }],
+          function: [{ entraId: [] }, { functionKey: [] }, { functionKeyInQuery: [] }],
+          admin: [{ entraId: [] }, { masterKey: [] }, { masterKeyInQuery: [] }],
         }[route.authLevel],
       );
       expect(operation.description).toEqual(expect.any(String));
@@ -83,12 +88,16 @@ it("describes every route of the table, with its method, parameters and auth lev
   expect(documentedOperations).toBe(routes.reduce((sum, route) => sum + route.methods.length, 0));
 });
 
-it("gives every keyed route its 401 and every route its error shape", () => {
+it("gives every route with a caller its 401, 403 and required action, and every route its error shape", () => {
   for (const route of routes.filter((candidate) => candidate.authLevel !== "anonymous")) {
     const operation = operationOf(route, route.methods[0] as string);
-    expect(operation.responses["401"].content["application/json"].schema).toEqual({
-      $ref: "#/components/schemas/ErrorResponse",
-    });
+    for (const status of ["401", "403"]) {
+      expect(operation.responses[status].content["application/json"].schema).toEqual({
+        $ref: "#/components/schemas/ErrorResponse",
+      });
+    }
+    expect(operation.responses["401"].headers["WWW-Authenticate"]).toBeDefined();
+    expect(operation["x-required-action"]).toMatch(/^[A-Za-z.]+(\/[A-Za-z]+)+\/(read|write|delete|action)$/);
     for (const status of route.doc.errors) expect(operation.responses[String(status)]).toBeDefined();
   }
 });

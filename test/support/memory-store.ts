@@ -62,11 +62,11 @@ export class MemoryStore<T extends { id: string }> {
     return structuredClone(stored) as unknown as Stored<T>;
   }
 
-  async delete(id: string, partitionKey: string, etag: string): Promise<DeleteOutcome> {
+  async delete(id: string, partitionKey: string, etag: string | undefined): Promise<DeleteOutcome> {
     await this.intercept();
     const current = this.documents.get(this.key(id, partitionKey));
     if (current === undefined) return "absent";
-    if (current._etag !== etag) return "changed";
+    if (etag !== undefined && current._etag !== etag) return "changed";
     this.documents.delete(this.key(id, partitionKey));
     return "deleted";
   }

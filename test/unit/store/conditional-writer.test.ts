@@ -99,3 +99,18 @@ it("gives up with 503 only after many lost rounds", async () => {
   ).rejects.toBeInstanceOf(ServiceUnavailable);
   expect(rounds).toBeGreaterThanOrEqual(20);
 });
+
+it("deletes on an unconditional DELETE even when another write replaces the resource after every read", async () => {
+  const { store, writer } = setUp();
+  await writer.put(address, {}, build(1));
+  let replaced = 0;
+  const churn = async () => {
+    replaced += 1;
+    await store.replace({ id: "x", pk: "p", value: 100 + replaced }, undefined);
+    store.beforeWrite = churn; // and again before the next write, forever
+  };
+  store.beforeWrite = churn;
+  expect(await writer.delete(address, {})).toBe(true);
+  expect(await store.read("x", "p")).toBeUndefined();
+  expect(replaced).toBeGreaterThan(0);
+});
