@@ -8,7 +8,13 @@
 const common = {
   testEnvironment: "node",
   testMatch: ["**/*.test.ts"],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
+    // jose 6 is ESM only: Node >= 20.19 require()s it, Jest's CommonJS runtime does not, so its
+    // files are compiled to CommonJS like the sources (only jose's: the rest of node_modules is not).
+    "^.+\\.js$": ["ts-jest", { tsconfig: { allowJs: true, module: "commonjs", target: "ES2022" } }],
+  },
+  transformIgnorePatterns: ["/node_modules/(?!jose/)"],
 };
 
 module.exports = {
