@@ -198,6 +198,8 @@ async function startBackingServices(): Promise<{ settings: Record<string, string
     {
       FUNCTION_KEY,
       MASTER_KEY: `${FUNCTION_KEY}-master`,
+      // The cold start is measured with the function key (no local issuer runs).
+      AUTH_MODE: "keys",
       COSMOS_DATABASE: `cold-${randomUUID().slice(0, 8)}`,
       SECRETS_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     },

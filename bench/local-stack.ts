@@ -45,6 +45,8 @@ export async function startBenchStack(
       AUTH_PROFILE_MAX_COUNT: "1000",
       // Endpoints point at the Service Bus stand-in and Azurite, on loopback.
       ALLOW_LOOPBACK_ENDPOINTS: "true",
+      // The benchmarks call with the function key (no local issuer runs).
+      AUTH_MODE: "keys",
       ...settings,
     },
     {

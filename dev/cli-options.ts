@@ -1,18 +1,22 @@
 import { parseArgs } from "node:util";
 import { StartupError } from "./startup-error";
 
-/** The positional arguments and numeric `--name N` options of a small dev/ command. */
-export function parseCommandLine<Name extends string>(
+/** The positional arguments, numeric `--name N` options and `--flag` switches of a small dev/ command. */
+export function parseCommandLine<Name extends string, Flag extends string = never>(
   args: string[],
   numericOptions: readonly Name[],
   usage: string,
-): { positionals: string[]; numbers: Partial<Record<Name, number>> } {
+  flagOptions: readonly Flag[] = [],
+): { positionals: string[]; numbers: Partial<Record<Name, number>>; flags: Partial<Record<Flag, boolean>> } {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
       args,
       allowPositionals: true,
-      options: Object.fromEntries(numericOptions.map((name) => [name, { type: "string" as const }])),
+      options: {
+        ...Object.fromEntries(numericOptions.map((name) => [name, { type: "string" as const }])),
+        ...Object.fromEntries(flagOptions.map((name) => [name, { type: "boolean" as const }])),
+      },
     });
   } catch (error) {
     throw new StartupError(`${(error as Error).message}\nUsage: ${usage}`);
@@ -27,5 +31,7 @@ export function parseCommandLine<Name extends string>(
     }
     numbers[name] = value;
   }
-  return { positionals: parsed.positionals, numbers };
+  const flags: Partial<Record<Flag, boolean>> = {};
+  for (const name of flagOptions) if (parsed.values[name] === true) flags[name] = true;
+  return { positionals: parsed.positionals, numbers, flags };
 }

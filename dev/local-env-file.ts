@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { EXAMPLE_TOPIC } from "./example-topic";
 import { displayPath, localDataDir } from "./local-paths";
@@ -20,7 +20,16 @@ export function localEnvFile(env: NodeJS.ProcessEnv = process.env): string {
  */
 const UNREACHABLE_PORT = 1;
 
-export function localEnvValues(plan: StackPlan, deadLetterUrl: string | undefined): Record<string, string> {
+/**
+ * The values of the file. With the local issuer: AUTH_AUTHORITY (for scripts), the developer's
+ * object id and, once the issuer runs, the developer's token (a local token for the local stack
+ * only, like the keys beside it).
+ */
+export function localEnvValues(
+  plan: StackPlan,
+  deadLetterUrl: string | undefined,
+  developerToken?: string,
+): Record<string, string> {
   return {
     BASE_URL: plan.host.url,
     FUNCTION_KEY: plan.host.functionKey,
@@ -33,22 +42,46 @@ export function localEnvValues(plan: StackPlan, deadLetterUrl: string | undefine
     ),
     // Only when Azurite is the storage: a SAS URL of a real account is the developer's to give.
     ...(deadLetterUrl !== undefined && { DEAD_LETTER_URL: deadLetterUrl }),
+    ...(plan.issuer && {
+      AUTH_AUTHORITY: plan.issuer.authority,
+      DEVELOPER_OBJECT_ID: plan.issuer.developerObjectId,
+      ...(developerToken !== undefined && { TOKEN: developerToken }),
+    }),
   };
 }
 
+function fileText(file: string, values: Record<string, string>): string {
+  const lines = Object.entries(values).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+  return `# Written by npm start for the local stack; load it with: source ${displayPath(file)}\n${lines.join("\n")}\n`;
+}
+
 /** Writes the file (readable by its owner only) and returns its path. */
-export function writeLocalEnvFile(plan: StackPlan, deadLetterUrl: string | undefined): string {
+export function writeLocalEnvFile(
+  plan: StackPlan,
+  deadLetterUrl: string | undefined,
+  developerToken?: string,
+): string {
   const file = localEnvFile(plan.settings);
-  const lines = Object.entries(localEnvValues(plan, deadLetterUrl)).map(
-    ([name, value]) => `export ${name}=${shellQuote(value)}`,
-  );
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(
-    file,
-    `# Written by npm start for the local stack; load it with: source ${displayPath(file)}\n${lines.join("\n")}\n`,
-    { mode: 0o600 },
-  );
+  writeFileSync(file, fileText(file, localEnvValues(plan, deadLetterUrl, developerToken)), { mode: 0o600 });
   return file;
+}
+
+/**
+ * Changes some values of the file `npm start` wrote (`npm run token` renews TOKEN), keeping the
+ * others; written aside and renamed into place, so a shell sourcing it never sees half a file.
+ * Returns false when there is no file.
+ */
+export function updateLocalEnvFile(
+  changes: Record<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  const file = localEnvFile(env);
+  if (!existsSync(file)) return false;
+  const aside = `${file}.${process.pid}.tmp`;
+  writeFileSync(aside, fileText(file, { ...readLocalEnvFile(env), ...changes }), { mode: 0o600 });
+  renameSync(aside, file);
+  return true;
 }
 
 /** Undoes shellQuote: single-quoted runs, backslash escapes, bare characters. */

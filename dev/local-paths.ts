@@ -19,6 +19,11 @@ export function azuriteDataDir(env: NodeJS.ProcessEnv): string {
   return path.join(localDataDir(env), "azurite");
 }
 
+/** The local OpenID issuer's signing key (a private JWK), made by the first `npm start`. */
+export function issuerKeyFile(env: NodeJS.ProcessEnv): string {
+  return path.join(localDataDir(env), "issuer-key.json");
+}
+
 /** A path as a command run in the repository root would name it: relative when inside it. */
 export function displayPath(file: string): string {
   const relative = path.relative(projectRoot(), file);

@@ -1,4 +1,3 @@
-import { assessmentId } from "../src/assessments/assessment-path";
 import { ServiceUnavailable } from "../src/common/errors";
 import { loadConfig } from "../src/config";
 import { createServices, disposeServices } from "../src/services";
@@ -10,6 +9,7 @@ import { SAMPLE_ASSESSMENTS } from "./seed/sample-assessments";
 import { seedAssessments } from "./seed/seed-assessments";
 import { planStack } from "./stack-plan";
 import { describeFailure } from "./startup-error";
+import { assessmentLookupExample, exampleCaller } from "./summary";
 
 /**
  * `npm run seed`: loads the sample cluster assessments into the configured Cosmos DB (the local
@@ -34,10 +34,11 @@ async function main(): Promise<void> {
     console.log(`Done: ${summary.created} created, ${summary.replaced} replaced.`);
     const first = SAMPLE_ASSESSMENTS[0];
     if (first) {
-      console.log("Look one up:");
+      const caller = exampleCaller(plan);
       console.log(
-        `  curl '${plan.host.url}${assessmentId(first.path)}?api-version=2023-09-09-preview' -H 'x-functions-key: ${plan.host.functionKey}'`,
+        "functionKey" in caller ? "Look one up:" : "Look one up (with $TOKEN from .local/local.env):",
       );
+      console.log(`  ${assessmentLookupExample(plan.host.url, caller)}`);
     }
   } finally {
     await disposeServices(services);

@@ -1,3 +1,4 @@
+import { type IssuerPlan, planLocalAuth } from "./auth-plan";
 import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
 import { azuriteDataDir, cosmosSnapshotFile } from "./local-paths";
 import type { Settings } from "./local-settings";
@@ -11,6 +12,7 @@ export const DEFAULT_PORTS = {
   AZURITE_QUEUE_PORT: 10001,
   COSMOS_PORT: 8081,
   SERVICEBUS_PORT: 5672,
+  ISSUER_PORT: 7072,
 } as const;
 
 export type PortVariable = keyof typeof DEFAULT_PORTS;
@@ -39,6 +41,8 @@ export interface StackPlan {
    * endpoint (its connection strings), so endpoints may point here or at a real namespace.
    */
   serviceBus: { port: number; connectionString: string };
+  /** The local OpenID issuer; absent under AUTH_MODE=keys or when AUTH_AUTHORITY names another authority. */
+  issuer?: IssuerPlan;
   /** Every port the launcher is about to listen on, checked before anything starts. */
   ports: PortSetting[];
 }
@@ -99,7 +103,6 @@ function assertDistinct(ports: PortSetting[]): void {
  */
 export function planStack(input: Settings): StackPlan {
   const settings: Settings = { ...input };
-  settings.AUTH_MODE ??= "keys";
   const hostPort = readPort(settings, "PORT");
   settings.PORT = String(hostPort);
   const plan: StackPlan = {
@@ -149,6 +152,11 @@ export function planStack(input: Settings): StackPlan {
   }
 
   plan.ports.push({ variable: "SERVICEBUS_PORT", port: plan.serviceBus.port });
+  const issuer = planLocalAuth(settings, () => readPort(settings, "ISSUER_PORT"));
+  if (issuer) {
+    plan.issuer = issuer;
+    plan.ports.push({ variable: "ISSUER_PORT", port: issuer.port });
+  }
   assertDistinct(plan.ports);
 
   // The stand-ins listen on loopback, so endpoints must be able to point there: admitted unless

@@ -4,6 +4,7 @@ import { createServices, disposeServices, type Services } from "../src/services"
 import { ensureContainers } from "../src/store/containers";
 import { queueFunctions } from "../src/triggers/queue-functions";
 import { routes } from "../src/triggers/routes";
+import type { IssuerPlan } from "./auth-plan";
 import { ensureDatabase } from "./ensure-database";
 import { type HostSettings, readHostSettings } from "./host-json";
 import type { HostLogger } from "./host-logger";
@@ -11,9 +12,10 @@ import type { LocalKeys } from "./key-check";
 import { createLocalHost } from "./local-host";
 import { projectRoot } from "./local-paths";
 import type { Settings } from "./local-settings";
-import { assertPortFree, freePort } from "./ports";
+import { assertPortFree, freePort, PortInUseError } from "./ports";
 import { DEFAULT_PORTS, type PortVariable, planStack, type StackPlan } from "./stack-plan";
 import { startCosmosServer } from "./stand-ins/cosmos-server";
+import { type OpenIdIssuer, startOpenIdIssuer } from "./stand-ins/openid-issuer";
 import { StartupError } from "./startup-error";
 import { type ChildSpec, type StopOutcome, Supervisor } from "./supervisor";
 import { waitForHealthy } from "./wait-for-health";
@@ -135,6 +137,8 @@ export interface RunningStack {
   serviceBusConnectionString(entityPath?: string): string;
   /** The in-process host, when the host runs in this process. */
   host: RunningHost | undefined;
+  /** The local OpenID issuer (in this process), when the plan has one and a host runs. */
+  issuer: OpenIdIssuer | undefined;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -184,6 +188,7 @@ export class LocalStack {
       for (const { port, variable } of plan.ports) {
         if (variable === "PORT" && options.host === "none") continue;
         if (variable === "SERVICEBUS_PORT" && options.serviceBus === "none") continue;
+        if (variable === "ISSUER_PORT" && options.host === "none") continue;
         await assertPortFree(port, variable);
       }
     }
@@ -208,6 +213,7 @@ export class LocalStack {
         10_000,
       );
     }
+    const issuer = plan.issuer && options.host !== "none" ? await this.startIssuer(plan.issuer) : undefined;
     if (config) {
       this.assertRunning();
       await ensureDatabase(config);
@@ -242,6 +248,7 @@ export class LocalStack {
           entityPath === undefined ? "" : `;EntityPath=${entityPath}`,
         ),
       host: this.inProcessHost,
+      issuer,
     };
   }
 
@@ -268,6 +275,24 @@ export class LocalStack {
 
   private assertRunning(): void {
     if (this.stopping) throw new StartupError("Not starting the local stack: shutting down.");
+  }
+
+  /**
+   * The issuer runs in this process: it is small, holds nothing but its key, and stops with the
+   * launcher. Its key lives in the key file only when the stack keeps its data.
+   */
+  private async startIssuer(plan: IssuerPlan): Promise<OpenIdIssuer> {
+    this.assertRunning();
+    const issuer = await startOpenIdIssuer({
+      port: plan.port,
+      tenantId: plan.tenantId,
+      ...(this.options.persistent && { keyFile: plan.keyFile }),
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") throw new PortInUseError(plan.port, "ISSUER_PORT");
+      throw error;
+    });
+    await this.adopt(() => this.closers.push({ name: "OpenID issuer", close: () => issuer.close() }), issuer);
+    return issuer;
   }
 
   /** Keeps what just started for stop(); closes it again if stop() came while it was starting. */

@@ -1,9 +1,11 @@
 import { writeLocalEnvFile } from "./local-env-file";
 import { ensureLocalSecretsKey } from "./local-secrets-key";
 import { loadLocalSettings } from "./local-settings";
+import { DEVELOPER_TOKEN_HOURS } from "./local-token";
 import { watchParent } from "./parent-watch";
 import { LocalStack } from "./stack";
 import { LOCAL_DEAD_LETTER_CONTAINER, localDeadLetterSasUrl } from "./stand-ins/dead-letter-sas";
+import { DEVELOPER } from "./stand-ins/openid-issuer";
 import { describeFailure } from "./startup-error";
 import { formatSummary } from "./summary";
 
@@ -43,12 +45,15 @@ function shutdown(code: number, message: string): Promise<void> {
 async function run(): Promise<void> {
   const { file, values } = loadLocalSettings(process.env);
   const secretsKey = ensureLocalSecretsKey(values);
-  const { plan } = await stack.start(values);
+  const { plan, issuer } = await stack.start(values);
   // Endpoints can dead-letter into Azurite with this URL (only when Azurite is the storage).
   const deadLetterUrl = plan.azurite
     ? await localDeadLetterSasUrl(plan.azurite.blobEndpoint, LOCAL_DEAD_LETTER_CONTAINER)
     : undefined;
-  console.log(formatSummary(plan, file, secretsKey, deadLetterUrl, writeLocalEnvFile(plan, deadLetterUrl)));
+  // The README's examples call as the developer, an administrator of the local stack.
+  const token = await issuer?.mint({ name: DEVELOPER, lifetimeSeconds: DEVELOPER_TOKEN_HOURS * 3600 });
+  const envFile = writeLocalEnvFile(plan, deadLetterUrl, token);
+  console.log(formatSummary(plan, file, secretsKey, deadLetterUrl, envFile));
 }
 
 process.on("SIGINT", () => void shutdown(0, "Stopping the local stack..."));

@@ -10,8 +10,27 @@ export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A profile PUT that works as printed, with the local function key. */
-export function curlExample(hostUrl: string, functionKey: string): string {
+/**
+ * How an example request names its caller: the function key as printed (AUTH_MODE=keys), or a
+ * bearer token from a shell variable (a token is too long to print well; `.local/local.env` sets it).
+ */
+export type Caller = { functionKey: string } | { tokenVariable: string };
+
+/** The caller of the examples the summary prints: the function key under keys, $TOKEN under entra. */
+export function exampleCaller(plan: StackPlan): Caller {
+  return plan.settings.AUTH_MODE === "keys"
+    ? { functionKey: plan.host.functionKey }
+    : { tokenVariable: "TOKEN" };
+}
+
+function callerHeader(caller: Caller): string {
+  return "functionKey" in caller
+    ? `-H ${shellQuote(`x-functions-key: ${caller.functionKey}`)}`
+    : `-H "Authorization: Bearer $${caller.tokenVariable}"`;
+}
+
+/** A profile PUT that works as printed, with the local function key (or the token in $TOKEN). */
+export function curlExample(hostUrl: string, caller: Caller): string {
   const content = JSON.stringify({
     AllowDBUserOverride: "1",
     Client_ID: "ExampleClientID",
@@ -20,17 +39,17 @@ export function curlExample(hostUrl: string, functionKey: string): string {
   return [
     "curl -X PUT",
     shellQuote(`${hostUrl}/authenticationProfiles/example`),
-    `-H ${shellQuote(`x-functions-key: ${functionKey}`)}`,
+    callerHeader(caller),
     `-H ${shellQuote("Content-Type: application/json")}`,
     `-d ${shellQuote(JSON.stringify({ authenticationProfileContent: content }))}`,
   ].join(" ");
 }
 
 /** A lookup of the first sample assessment (`npm run seed` loads it). */
-export function assessmentLookupExample(hostUrl: string, functionKey: string): string {
+export function assessmentLookupExample(hostUrl: string, caller: Caller): string {
   const first = SAMPLE_ASSESSMENTS[0];
   const url = first ? `${hostUrl}${assessmentId(first.path)}?api-version=2023-09-09-preview` : hostUrl;
-  return ["curl", shellQuote(url), `-H ${shellQuote(`x-functions-key: ${functionKey}`)}`].join(" ");
+  return ["curl", shellQuote(url), callerHeader(caller)].join(" ");
 }
 
 const LABEL_WIDTH = 15;
@@ -42,6 +61,38 @@ function table(rows: [string, string][]): string[] {
 function secretsKeySource({ file, generated }: LocalSecretsKey): string {
   if (file === undefined) return "SECRETS_ENCRYPTION_KEY from the settings";
   return generated ? `generated a local key into ${file}` : `local key from ${file}`;
+}
+
+/** Who may call, and how to get what they call with: the local keys, or tokens and where they come from. */
+function callerLines(plan: StackPlan, envFile: string | undefined): string[] {
+  if (plan.settings.AUTH_MODE === "keys") {
+    return [
+      "Local keys (AUTH_MODE=keys; x-functions-key header or ?code=):",
+      ...table([
+        ["function key", plan.host.functionKey],
+        ["master key", plan.host.masterKey],
+      ]),
+    ];
+  }
+  const { issuer } = plan;
+  if (!issuer) {
+    return [
+      `Callers need an Entra ID token (AUTH_MODE=entra) from ${plan.settings.AUTH_AUTHORITY} for ${plan.settings.AUTH_AUDIENCE}.`,
+    ];
+  }
+  const tokenFile = envFile === undefined ? "" : ` in ${displayPath(envFile)}`;
+  return [
+    "Callers need a bearer token (AUTH_MODE=entra); the local OpenID issuer makes them:",
+    ...table([
+      ["issuer", issuer.authority],
+      [
+        "developer",
+        `${issuer.developerObjectId}${issuer.developerIsAdmin ? " (Owner at /: AUTH_ADMIN_PRINCIPALS)" : ""}`,
+      ],
+      ["token", `TOKEN${tokenFile}, the developer's, for 8 h; renew it with \`npm run token\``],
+      ["other callers", "npm run -s token -- <name> [--app] [--hours N]   (prints a token)"],
+    ]),
+  ];
 }
 
 /** What runs where, the local keys (local dev keys: printing them is the point) and a request to try. */
@@ -67,14 +118,14 @@ export function formatSummary(
       ],
       ["Cosmos snapshot", plan.cosmos?.snapshotFile ?? "-"],
       ["Service Bus", `sb://127.0.0.1:${plan.serviceBus.port}/ (stand-in, in memory)`],
+      [
+        "OpenID issuer",
+        plan.issuer ? `${plan.issuer.authority} (key ${displayPath(plan.issuer.keyFile)})` : "-",
+      ],
       ["Settings from", settingsFile ?? "the environment only"],
       ["Secrets key", secretsKeySource(secretsKey)],
     ]),
-    "Local keys (x-functions-key header or ?code=):",
-    ...table([
-      ["function key", plan.host.functionKey],
-      ["master key", plan.host.masterKey],
-    ]),
+    ...callerLines(plan, envFile),
     "For endpoints (local stand-ins; the SAS is signed with Azurite's published development key):",
     ...table([
       ["connection", plan.serviceBus.connectionString],
@@ -89,10 +140,11 @@ export function formatSummary(
     `Events sent to topic ${EXAMPLE_TOPIC} wait in subscription ${EXAMPLE_SUBSCRIPTION}; print them as they arrive:`,
     "  npm run receive",
     "Cluster assessments: load the samples with `npm run seed`, then look one up:",
-    `  ${assessmentLookupExample(plan.host.url, plan.host.functionKey)}`,
-    "Try:",
-
-    `  ${curlExample(plan.host.url, plan.host.functionKey)}`,
+    `  ${assessmentLookupExample(plan.host.url, exampleCaller(plan))}`,
+    "functionKey" in exampleCaller(plan)
+      ? "Try:"
+      : "Try (in a shell that sourced the file above, for $TOKEN):",
+    `  ${curlExample(plan.host.url, exampleCaller(plan))}`,
     "",
   ].join("\n");
 }

@@ -26,6 +26,8 @@ export async function startLoadStack(log: HostLogger): Promise<LoadStack> {
       AUTH_PROFILE_MAX_COUNT: "1000",
       ENDPOINTS_PER_INSTANCE_MAX: "50",
       ALLOW_LOOPBACK_ENDPOINTS: "true",
+      // The load mix calls with the function and master keys (no local issuer runs).
+      AUTH_MODE: "keys",
     },
     {
       ports: "free",

@@ -20,7 +20,14 @@ import { codeBlocks, ROOT, readPage } from "./doc-blocks";
 
 jest.setTimeout(420_000);
 
-const PORT_VARIABLES = ["PORT", "AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "COSMOS_PORT", "SERVICEBUS_PORT"];
+const PORT_VARIABLES = [
+  "PORT",
+  "AZURITE_BLOB_PORT",
+  "AZURITE_QUEUE_PORT",
+  "COSMOS_PORT",
+  "SERVICEBUS_PORT",
+  "ISSUER_PORT",
+];
 const readme = readPage("README.md");
 
 /** The ```sh blocks between <!-- walkthrough:start --> and <!-- walkthrough:end -->. */
@@ -62,6 +69,8 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
     "UNREACHABLE_CONNECTION",
     "DEAD_LETTER_URL",
     "SERVICEBUS_SUBSCRIPTIONS",
+    "TOKEN",
+    "DEVELOPER_OBJECT_ID",
   ];
   return Object.fromEntries(
     Object.entries(process.env).filter(
@@ -70,6 +79,7 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
         !name.startsWith("COSMOS_") &&
         !name.startsWith("SECRETS_ENCRYPTION_") &&
         !name.startsWith("DELIVERY_") &&
+        !name.startsWith("AUTH_") &&
         !local.includes(name),
     ),
   );

@@ -1,8 +1,11 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
+import { createRemoteJWKSet, jwtVerify } from "jose";
+import { readLocalEnvFile } from "../../dev/local-env-file";
 import { freePort, isPortFree } from "../../dev/ports";
+import { LOCAL_CLIENT_ID, LOCAL_TENANT_ID, principalObjectId } from "../../dev/stand-ins/openid-issuer";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 // `npm start` over the wire: the built launcher runs as a child process on free ports, with a
@@ -12,7 +15,14 @@ const ROOT = path.join(__dirname, "..", "..");
 const FUNCTION_KEY = "launcher-test-function-key";
 const MASTER_KEY = "launcher-test-master-key";
 const STARTUP_TIMEOUT_MS = 120_000;
-const PORT_VARIABLES = ["PORT", "AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "COSMOS_PORT", "SERVICEBUS_PORT"];
+const PORT_VARIABLES = [
+  "PORT",
+  "AZURITE_BLOB_PORT",
+  "AZURITE_QUEUE_PORT",
+  "COSMOS_PORT",
+  "SERVICEBUS_PORT",
+  "ISSUER_PORT",
+];
 
 interface Launcher {
   child: ChildProcess;
@@ -51,7 +61,8 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
         !name.startsWith("AzureWebJobsStorage") &&
         !name.startsWith("COSMOS_") &&
         !name.startsWith("SECRETS_ENCRYPTION_") &&
-        !["PORT", "LOCAL_DATA_DIR", "FUNCTION_KEY", "MASTER_KEY"].includes(name),
+        !name.startsWith("AUTH_") &&
+        !["PORT", "LOCAL_DATA_DIR", "FUNCTION_KEY", "MASTER_KEY", "TOKEN"].includes(name),
     ),
   );
 }
@@ -145,6 +156,7 @@ afterAll(async () => {
   removeTempDirs();
 }, 120_000);
 
+// The process contract (health, the printed example, stopping, restoring), with the function keys.
 describe("npm start", () => {
   const dataDir = tempDir("launcher-data-");
   let first: { launcher: Launcher; ports: Record<string, string>; children: { pid: number; args: string }[] };
@@ -153,7 +165,7 @@ describe("npm start", () => {
     "becomes healthy and prints a curl example that creates a profile as written (201)",
     async () => {
       const ports = await freePorts();
-      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir });
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir, AUTH_MODE: "keys" });
       await waitForSummary(launcher);
       const output = launcher.stdout();
       const baseUrl = `http://127.0.0.1:${ports.PORT}`;
@@ -215,7 +227,7 @@ describe("npm start", () => {
     "restores the profiles when started again with the same data folder",
     async () => {
       const ports = await freePorts();
-      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir });
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir, AUTH_MODE: "keys" });
       await waitForSummary(launcher);
       const baseUrl = `http://127.0.0.1:${ports.PORT}`;
       expect(launcher.stdout()).toContain(`local key from ${path.join(dataDir, "secrets-encryption-key")}`);
@@ -256,7 +268,98 @@ describe("npm start", () => {
   );
 });
 
+// The default: Entra ID tokens from the local OpenID issuer, which runs in the launcher's process.
+describe("npm start with the local issuer", () => {
+  const dataDir = tempDir("launcher-data-");
+  let firstKid: string | undefined;
+
+  async function verifyToken(token: string, authority: string) {
+    const discovery = (await (await fetch(`${authority}/.well-known/openid-configuration`)).json()) as {
+      issuer: string;
+      jwks_uri: string;
+    };
+    return jwtVerify(token, createRemoteJWKSet(new URL(discovery.jwks_uri)), {
+      issuer: discovery.issuer,
+      audience: LOCAL_CLIENT_ID,
+      algorithms: ["RS256"],
+    });
+  }
+
+  it(
+    "serves discovery and keys, writes the developer's token, says how to get tokens, and stops the issuer",
+    async () => {
+      const ports = await freePorts();
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir });
+      await waitForSummary(launcher);
+      const authority = `http://127.0.0.1:${ports.ISSUER_PORT}/${LOCAL_TENANT_ID}/v2.0`;
+      const output = launcher.stdout();
+      expect(output).toContain(`issuer           ${authority}`);
+      expect(output).toContain("npm run token");
+      expect(output).toContain(`-H "Authorization: Bearer $TOKEN"`);
+      expect(output).not.toContain(FUNCTION_KEY);
+      expect((await fetch(`http://127.0.0.1:${ports.PORT}/health`)).status).toBe(200);
+
+      const env = readLocalEnvFile({ LOCAL_DATA_DIR: dataDir });
+      expect(env).toMatchObject({
+        AUTH_AUTHORITY: authority,
+        DEVELOPER_OBJECT_ID: principalObjectId("developer"),
+      });
+      const { payload, protectedHeader } = await verifyToken(env.TOKEN as string, authority);
+      expect(payload).toMatchObject({
+        oid: principalObjectId("developer"),
+        tid: LOCAL_TENANT_ID,
+        ver: "2.0",
+      });
+      expect((payload.exp as number) - (payload.iat as number)).toBe(8 * 3600);
+      expect(output).not.toContain(env.TOKEN as string);
+      const keyFile = path.join(dataDir, "issuer-key.json");
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      firstKid = protectedHeader.kid;
+
+      launcher.child.kill("SIGTERM");
+      expect(await launcher.exited).toEqual({ code: 0, signal: null });
+      expect(launcher.stderr()).toBe("");
+      await expectAllPortsFree(ports);
+    },
+    STARTUP_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    "signs with the same key when started again with the same data folder",
+    async () => {
+      expect(firstKid).toBeDefined();
+      const ports = await freePorts();
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir });
+      await waitForSummary(launcher);
+      const env = readLocalEnvFile({ LOCAL_DATA_DIR: dataDir });
+      expect(env.AUTH_AUTHORITY).toBe(`http://127.0.0.1:${ports.ISSUER_PORT}/${LOCAL_TENANT_ID}/v2.0`);
+      const { protectedHeader } = await verifyToken(env.TOKEN as string, env.AUTH_AUTHORITY as string);
+      expect(protectedHeader.kid).toBe(firstKid);
+      launcher.child.kill("SIGTERM");
+      expect(await launcher.exited).toEqual({ code: 0, signal: null });
+      await expectAllPortsFree(ports);
+    },
+    STARTUP_TIMEOUT_MS + 60_000,
+  );
+});
+
 describe("npm start refuses to start", () => {
+  it("when the issuer's port is in use: exit 1 naming ISSUER_PORT", async () => {
+    const ports = await freePorts();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(Number(ports.ISSUER_PORT), "127.0.0.1", resolve));
+    try {
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: tempDir("launcher-data-") });
+      expect(await launcher.exited).toEqual({ code: 1, signal: null });
+      expect(launcher.stderr()).toBe(
+        `Port ${ports.ISSUER_PORT} is already in use; set ISSUER_PORT to another port.\n`,
+      );
+      await expectAllPortsFree({ ...ports, ISSUER_PORT: "0" });
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  }, 60_000);
+
   it("when a port is in use: exit 1 and one line naming the variable", async () => {
     const ports = await freePorts();
     const blocker = net.createServer();

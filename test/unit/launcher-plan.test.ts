@@ -5,8 +5,9 @@ import { ensureLocalSecretsKey } from "../../dev/local-secrets-key";
 import { loadLocalSettings, readSettingsFile } from "../../dev/local-settings";
 import { planStack } from "../../dev/stack-plan";
 import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
+import { LOCAL_TENANT_ID, principalObjectId } from "../../dev/stand-ins/openid-issuer";
 import { StartupError } from "../../dev/startup-error";
-import { curlExample, shellQuote } from "../../dev/summary";
+import { curlExample, formatSummary, shellQuote } from "../../dev/summary";
 import { loadConfig } from "../../src/config";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
@@ -15,6 +16,7 @@ import { removeTempDirs, tempDir } from "../support/temp-dirs";
 afterAll(removeTempDirs);
 
 const keys = { FUNCTION_KEY: "f", MASTER_KEY: "m" };
+const SECRET = Buffer.alloc(32, 7).toString("base64");
 
 function settingsFile(content: string): string {
   const file = path.join(tempDir("launcher-plan-"), "settings.json");
@@ -31,6 +33,7 @@ describe("planStack", () => {
       { variable: "AZURITE_QUEUE_PORT", port: 10001 },
       { variable: "COSMOS_PORT", port: 8081 },
       { variable: "SERVICEBUS_PORT", port: 5672 },
+      { variable: "ISSUER_PORT", port: 7072 },
     ]);
     expect(plan.serviceBus.connectionString).toContain("Endpoint=sb://127.0.0.1:5672/;");
 
@@ -60,8 +63,9 @@ describe("planStack", () => {
       AZURITE_QUEUE_PORT: "3",
       COSMOS_PORT: "4",
       SERVICEBUS_PORT: "5",
+      ISSUER_PORT: "6",
     });
-    expect(plan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4, 5]);
+    expect(plan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4, 5, 6]);
 
     expect(plan.settings.COSMOS_ENDPOINT).toBe("https://127.0.0.1:4/");
   });
@@ -191,10 +195,158 @@ describe("the curl example", () => {
   });
 
   it("sends the function key and a body whose content is a JSON object string", () => {
-    expect(curlExample("http://127.0.0.1:7071", "key")).toBe(
+    expect(curlExample("http://127.0.0.1:7071", { functionKey: "key" })).toBe(
       `curl -X PUT http://127.0.0.1:7071/authenticationProfiles/example -H 'x-functions-key: key' ` +
         `-H 'Content-Type: application/json' -d '{"authenticationProfileContent":` +
         `"{\\"AllowDBUserOverride\\":\\"1\\",\\"Client_ID\\":\\"ExampleClientID\\",\\"App_ID\\":\\"example\\"}"}'`,
     );
+  });
+
+  it("sends $TOKEN as a bearer token under entra, left for the shell to expand", () => {
+    const curl = curlExample("http://127.0.0.1:7071", { tokenVariable: "TOKEN" });
+    expect(curl).toContain(`-H "Authorization: Bearer $TOKEN"`);
+    expect(curl).not.toContain("x-functions-key");
+  });
+});
+
+const T = LOCAL_TENANT_ID;
+const developer = principalObjectId("developer");
+
+describe("who may call the local stack", () => {
+  it("is Entra ID tokens from the local issuer by default, the developer an administrator", () => {
+    const plan = planStack({ ...keys });
+    expect(plan.settings).toMatchObject({
+      AUTH_MODE: "entra",
+      AUTH_AUTHORITY: `http://127.0.0.1:7072/${T}/v2.0`,
+      AUTH_AUDIENCE: "00000000-0000-4000-8000-0000000a0d1e,api://00000000-0000-4000-8000-0000000a0d1e",
+      AUTH_ALLOWED_TENANTS: T,
+      AUTH_ADMIN_PRINCIPALS: developer,
+      ISSUER_PORT: "7072",
+    });
+    expect(plan.issuer).toEqual({
+      port: 7072,
+      authority: `http://127.0.0.1:7072/${T}/v2.0`,
+      tenantId: T,
+      clientId: "00000000-0000-4000-8000-0000000a0d1e",
+      keyFile: path.join(projectRoot(), ".local", "issuer-key.json"),
+      developerObjectId: developer,
+      developerIsAdmin: true,
+    });
+    const config = loadConfig({ ...planStack({ ...keys, SECRETS_ENCRYPTION_KEY: SECRET }).settings });
+    expect(config.AUTH_MODE).toBe("entra");
+  });
+
+  it.each([["entra"], [""], ["  "]])("plans the issuer for AUTH_MODE=%j, on ISSUER_PORT", (mode) => {
+    const plan = planStack({ ...keys, AUTH_MODE: mode, ISSUER_PORT: "17072", LOCAL_DATA_DIR: "/tmp/x" });
+    expect(plan.issuer?.authority).toBe(`http://127.0.0.1:17072/${T}/v2.0`);
+    expect(plan.issuer?.keyFile).toBe("/tmp/x/issuer-key.json");
+    expect(plan.settings.AUTH_AUTHORITY).toBe(plan.issuer?.authority);
+  });
+
+  it("refuses a bad ISSUER_PORT, or one another service has", () => {
+    expect(() => planStack({ ...keys, ISSUER_PORT: "x" })).toThrow(
+      "ISSUER_PORT must be a port number from 1 to 65535.",
+    );
+    expect(() => planStack({ ...keys, PORT: "7072" })).toThrow(
+      "PORT and ISSUER_PORT are both 7072; give each its own port.",
+    );
+  });
+
+  it("is the keys, with no issuer and no token settings, when AUTH_MODE=keys", () => {
+    const plan = planStack({ ...keys, AUTH_MODE: "keys", ISSUER_PORT: "not a port", PORT: "7072" });
+    expect(plan.issuer).toBeUndefined();
+    expect(plan.ports.map(({ variable }) => variable)).not.toContain("ISSUER_PORT");
+    for (const name of ["AUTH_AUTHORITY", "AUTH_AUDIENCE", "AUTH_ALLOWED_TENANTS", "AUTH_ADMIN_PRINCIPALS"]) {
+      expect(plan.settings).not.toHaveProperty(name);
+    }
+  });
+
+  it("is the developer's own authority when AUTH_AUTHORITY names one: no local issuer, nothing invented", () => {
+    const authority = "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0";
+    const plan = planStack({ ...keys, AUTH_AUTHORITY: authority });
+    expect(plan.issuer).toBeUndefined();
+    expect(plan.settings.AUTH_AUTHORITY).toBe(authority);
+    expect(plan.settings).not.toHaveProperty("AUTH_AUDIENCE");
+    expect(plan.settings).not.toHaveProperty("AUTH_ADMIN_PRINCIPALS");
+    expect(plan.ports.map(({ variable }) => variable)).not.toContain("ISSUER_PORT");
+  });
+
+  it.each([
+    `http://127.0.0.1:7999/${T}/v2.0`,
+    `http://localhost:7072/${T.toUpperCase()}/v2.0/`,
+    ` http://[::1]:1/${T}/v2.0 `,
+  ])("replaces a local issuer's AUTH_AUTHORITY of an earlier start (%s) by this start's", (stale) => {
+    const plan = planStack({ ...keys, AUTH_AUTHORITY: stale, ISSUER_PORT: "17072" });
+    expect(plan.issuer?.port).toBe(17072);
+    expect(plan.settings.AUTH_AUTHORITY).toBe(`http://127.0.0.1:17072/${T}/v2.0`);
+  });
+
+  it.each([
+    `https://127.0.0.1:7072/${T}/v2.0`,
+    `http://example.com:7072/${T}/v2.0`,
+    `http://127.0.0.1:7072/${T}`,
+    `http://127.0.0.1:7072/11111111-2222-4333-8444-555555555555/v2.0`,
+  ])("keeps an authority that is not the local issuer's (%s)", (authority) => {
+    expect(planStack({ ...keys, AUTH_AUTHORITY: authority }).issuer).toBeUndefined();
+  });
+
+  it("keeps the audience, tenants and administrators the developer set", () => {
+    const other = "11111111-2222-4333-8444-555555555555";
+    const plan = planStack({
+      ...keys,
+      AUTH_AUDIENCE: "api://mine",
+      AUTH_ALLOWED_TENANTS: other,
+      AUTH_ADMIN_PRINCIPALS: other,
+    });
+    expect(plan.settings).toMatchObject({
+      AUTH_AUDIENCE: "api://mine",
+      AUTH_ALLOWED_TENANTS: other,
+      AUTH_ADMIN_PRINCIPALS: other,
+    });
+    expect(plan.issuer?.developerIsAdmin).toBe(false);
+    const both = planStack({ ...keys, AUTH_ADMIN_PRINCIPALS: `${other}, ${developer.toUpperCase()}` });
+    expect(both.issuer?.developerIsAdmin).toBe(true);
+  });
+});
+
+describe("the start summary", () => {
+  const secrets = { file: undefined, generated: false };
+
+  it("under entra: the issuer, the developer, where the token is and how to get others; no keys", () => {
+    const plan = planStack({ ...keys, FUNCTION_KEY: "fkey-123", MASTER_KEY: "mkey-456" });
+    const text = formatSummary(
+      plan,
+      undefined,
+      secrets,
+      undefined,
+      path.join(projectRoot(), ".local", "local.env"),
+    );
+    expect(text).toContain(`issuer           http://127.0.0.1:7072/${T}/v2.0`);
+    expect(text).toContain(`${developer} (Owner at /: AUTH_ADMIN_PRINCIPALS)`);
+    expect(text).toContain("TOKEN in .local/local.env");
+    expect(text).toContain("npm run token");
+    expect(text).toContain("npm run -s token -- <name> [--app] [--hours N]");
+    expect(text).toContain(`-H "Authorization: Bearer $TOKEN"`);
+    expect(text).not.toContain("fkey-123");
+    expect(text).not.toContain("mkey-456");
+  });
+
+  it("under keys: the keys and key examples, no issuer", () => {
+    const plan = planStack({ ...keys, AUTH_MODE: "keys", FUNCTION_KEY: "fkey-123", MASTER_KEY: "mkey-456" });
+    const text = formatSummary(plan, undefined, secrets);
+    expect(text).toContain("function key     fkey-123");
+    expect(text).toContain("master key       mkey-456");
+    expect(text).toContain("'x-functions-key: fkey-123'");
+    expect(text).toContain("OpenID issuer    -");
+    expect(text).not.toContain("Bearer");
+    expect(text).not.toContain("npm run token");
+  });
+
+  it("with the developer's own authority: where tokens come from", () => {
+    const authority = "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0";
+    const plan = planStack({ ...keys, AUTH_AUTHORITY: authority, AUTH_AUDIENCE: "api://mine" });
+    const text = formatSummary(plan, undefined, secrets);
+    expect(text).toContain(`an Entra ID token (AUTH_MODE=entra) from ${authority} for api://mine`);
+    expect(text).not.toContain("npm run token");
   });
 });

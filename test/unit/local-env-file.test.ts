@@ -1,8 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { localEnvValues, readLocalEnvFile, writeLocalEnvFile } from "../../dev/local-env-file";
+import {
+  localEnvValues,
+  readLocalEnvFile,
+  updateLocalEnvFile,
+  writeLocalEnvFile,
+} from "../../dev/local-env-file";
 import { planStack } from "../../dev/stack-plan";
 
 // .local/local.env, which `npm start` writes for the README's examples: a shell sources it, and
@@ -55,6 +60,47 @@ describe("the local env file", () => {
       /^Endpoint=sb:\/\/127\.0\.0\.1:1\/;.*EntityPath=example-topic$/,
     );
     expect(values).not.toHaveProperty("DEAD_LETTER_URL");
+  });
+});
+
+describe("the local issuer's values", () => {
+  it("are the authority, the developer's object id and token; none under AUTH_MODE=keys", () => {
+    const values = localEnvValues(plan, undefined, "a.b.c");
+    expect(values).toMatchObject({
+      AUTH_AUTHORITY: plan.issuer?.authority,
+      DEVELOPER_OBJECT_ID: "54ba1103-395e-45f6-985f-db426ccf6c0b",
+      TOKEN: "a.b.c",
+    });
+    const keysPlan = planStack({ FUNCTION_KEY: "f", MASTER_KEY: "m", AUTH_MODE: "keys" });
+    const keysValues = localEnvValues(keysPlan, undefined, "a.b.c");
+    for (const name of ["AUTH_AUTHORITY", "DEVELOPER_OBJECT_ID", "TOKEN"])
+      expect(keysValues).not.toHaveProperty(name);
+  });
+
+  it("renews one value in place, keeping the others and the owner-only mode", () => {
+    const own = mkdtempSync(path.join(os.tmpdir(), "local-env-file-"));
+    try {
+      const ownPlan = planStack({ FUNCTION_KEY: "f k", MASTER_KEY: "m", LOCAL_DATA_DIR: own });
+      const file = writeLocalEnvFile(ownPlan, deadLetterUrl, "old.token.x");
+      expect(updateLocalEnvFile({ TOKEN: "new.token.y" }, { LOCAL_DATA_DIR: own })).toBe(true);
+      expect(readLocalEnvFile({ LOCAL_DATA_DIR: own })).toEqual(
+        localEnvValues(ownPlan, deadLetterUrl, "new.token.y"),
+      );
+      expect(statSync(file).mode & 0o077).toBe(0);
+      expect(readdirSync(own)).toEqual(["local.env"]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it("are not written when there is no file to renew", () => {
+    const own = mkdtempSync(path.join(os.tmpdir(), "local-env-file-"));
+    try {
+      expect(updateLocalEnvFile({ TOKEN: "t" }, { LOCAL_DATA_DIR: own })).toBe(false);
+      expect(readdirSync(own)).toEqual([]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
 

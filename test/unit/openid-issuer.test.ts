@@ -19,7 +19,9 @@ import {
   readSigningKeyFile,
   startOpenIdIssuer,
 } from "../../dev/stand-ins/openid-issuer";
+import { loadConfig } from "../../src/config";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
+import { bearer, entraSettings, startTestIssuer } from "../support/test-issuer";
 
 // The local issuer over HTTP on loopback, judged as a relying party judges it: discovery, then the
 // published key set, then jose's own verification of what it mints.
@@ -300,5 +302,35 @@ describe("the key file", () => {
     const file = path.join(tempDir("issuer-key-"), "issuer-key.json");
     await expect(readSigningKeyFile(file)).rejects.toThrow(/^No local issuer key at .*run `npm start` first/);
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe("test support (test/support/test-issuer.ts)", () => {
+  it("gives host settings the service's config takes as entra, and tokens for named principals", async () => {
+    const own = await startTestIssuer();
+    try {
+      const config = loadConfig({
+        COSMOS_ENDPOINT: "https://127.0.0.1:1/",
+        AzureWebJobsStorage: "UseDevelopmentStorage=true",
+        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
+        ...entraSettings(own),
+        AUTH_ADMIN_PRINCIPALS: own.objectId("admin"),
+      });
+      expect(config).toMatchObject({
+        AUTH_MODE: "entra",
+        AUTH_AUTHORITY: own.authority,
+        AUTH_ALLOWED_TENANTS: [LOCAL_TENANT_ID],
+      });
+      const user = decodeJwt(await own.userToken("reader", { scopes: ["a", "b"] }));
+      expect(user).toMatchObject({ oid: own.objectId("reader"), scp: "a b" });
+      const app = decodeJwt(await own.appToken("sender"));
+      expect(app).toMatchObject({ oid: own.objectId("sender"), idtyp: "app" });
+      expect(bearer("t")).toEqual({ authorization: "Bearer t" });
+      const before = own.kid;
+      await own.rotateKey();
+      expect(own.kid).not.toBe(before);
+    } finally {
+      await own.close();
+    }
   });
 });
