@@ -1,5 +1,5 @@
 import type { HttpRequest } from "@azure/functions";
-import { ANONYMOUS, type EntraPrincipal } from "../auth/principal";
+import { ANONYMOUS, type EntraPrincipal, type Principal } from "../auth/principal";
 import { isListRoute, routeAction } from "../auth/route-action";
 import { pathSegments, requestSegments, scopeKeyOf, scopePath } from "../auth/scope";
 import { AuthenticationFailed, AuthorizationFailed } from "../common/errors";
@@ -18,19 +18,29 @@ export function hostAuthLevel(authLevel: AuthLevel, mode: "entra" | "keys"): Aut
 }
 
 /**
- * The one place that decides who calls and whether they may: under `keys`, the Functions host has
- * checked the key already (and which level it was); under `entra`, the bearer token names the
- * principal and its role assignments decide on the route's action at the request's scope.
+ * The one place that decides who calls (identifyCaller) and whether they may (authorizeCaller):
+ * under `keys`, the Functions host has checked the key already (and which level it was); under
+ * `entra`, the bearer token names the principal and its role assignments decide on the route's
+ * action at the request's scope.
  */
-export async function admitCaller(
+export async function identifyCaller(
   access: RouteAccess,
   request: HttpRequest,
   services: Services,
-): Promise<Caller> {
-  if (access.authLevel === "anonymous") return { principal: ANONYMOUS };
+): Promise<Principal> {
+  if (access.authLevel === "anonymous") return ANONYMOUS;
   if (services.config.AUTH_MODE === "keys")
-    return { principal: { kind: "key", keyName: access.authLevel === "admin" ? "_master" : "default" } };
-  const principal = await authenticate(request, services);
+    return { kind: "key", keyName: access.authLevel === "admin" ? "_master" : "default" };
+  return authenticate(request, services);
+}
+
+export async function authorizeCaller(
+  access: RouteAccess,
+  request: HttpRequest,
+  services: Services,
+  principal: Principal,
+): Promise<Caller> {
+  if (principal.kind !== "entra") return { principal };
   const action = routeAction(access.route, request.method);
   const segments = requestSegments(access.route, request.params);
   const scope = scopeKeyOf(segments);

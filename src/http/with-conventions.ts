@@ -4,7 +4,7 @@ import { ANONYMOUS, describePrincipal, type Principal } from "../auth/principal"
 import { describeError } from "../common/describe-error";
 import { redactSecrets } from "../common/redact";
 import type { Services } from "../services";
-import { admitCaller, type RouteAccess } from "./caller";
+import { authorizeCaller, identifyCaller, type RouteAccess } from "./caller";
 import { errorResponse } from "./errors";
 import { headerRecord, sortedByName } from "./header-record";
 import type { RouteHandler } from "./route";
@@ -37,7 +37,7 @@ function describeFailure(error: unknown): string {
 }
 
 /**
- * What every route shares: the caller admitted (src/http/caller.ts), request and correlation ids,
+ * What every route shares: the caller identified and authorized (src/http/caller.ts), request and correlation ids,
  * one mapping of errors to ARM-shaped responses, and one log line a request naming the caller (path
  * only: the query may hold a key in `code`; never a token).
  */
@@ -49,8 +49,8 @@ export function withHttpConventions(route: ConventionalRoute, services: () => Se
     let response: HttpResponseInit;
     let principal: Principal = ANONYMOUS;
     try {
-      const caller = await admitCaller(route, request, services());
-      principal = caller.principal;
+      principal = await identifyCaller(route, request, services());
+      const caller = await authorizeCaller(route, request, services(), principal);
       response = await route.handler(request, context, services(), caller);
     } catch (error) {
       response = errorResponse(error);

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { LOCAL_TENANT_ID, type OpenIdIssuer, principalObjectId } from "../../dev/stand-ins/openid-issuer";
 import { expectArmError } from "../support/arm";
 import { closedPort } from "../support/closed-port";
-import { ADMIN, asPrincipal, assignRole, entraSettings, startTestIssuer } from "../support/entra-host";
-import { removeTempDirs } from "../support/temp-dirs";
+import { ADMIN, adminEntraSettings, asPrincipal, assignRole } from "../support/entra-host";
 import { startTestHost, type TestHost } from "../support/test-host";
+import { startTestIssuer } from "../support/test-issuer";
 
 // CONTRACT §6 over the wire: who may touch what, tried as an attacker would.
 const SUBSCRIPTION = "/subscriptions/5d1c7a52-0000-4000-8000-00000000a5a5";
@@ -45,7 +45,7 @@ function forbidden(response: Response, who: string, action: string, scope: strin
 
 beforeAll(async () => {
   issuer = await startTestIssuer();
-  host = await startTestHost(entraSettings(issuer));
+  host = await startTestHost(adminEntraSettings(issuer));
   admin = as(ADMIN);
   for (const group of [GROUP_A, GROUP_B]) {
     for (const name of ["orders", "alarms"]) {
@@ -60,7 +60,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await host.stop();
   await issuer.close();
-  removeTempDirs();
 });
 
 describe("tokens", () => {
@@ -180,7 +179,7 @@ describe("tokens", () => {
   it("answers 503 with Retry-After, never 401 nor a pass, when the authority cannot be reached", async () => {
     const down = `http://127.0.0.1:${await closedPort()}/${LOCAL_TENANT_ID}/v2.0`;
     const cut = await startTestHost(
-      { ...entraSettings(issuer), AUTH_AUTHORITY: down },
+      { ...adminEntraSettings(issuer), AUTH_AUTHORITY: down },
       host.config.COSMOS_DATABASE,
     );
     try {
@@ -198,8 +197,13 @@ describe("tokens", () => {
 
   it("names the principal in the request's log line, never the token", async () => {
     const token = await issuer.mint({ name: "logged" });
-    await host.request("/authenticationProfiles", { key: null, headers: { authorization: `Bearer ${token}` } });
-    const lines = host.logs.map((entry) => entry.message).filter((line) => line.startsWith("GET /authenticationProfiles"));
+    await host.request("/authenticationProfiles", {
+      key: null,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const lines = host.logs
+      .map((entry) => entry.message)
+      .filter((line) => line.startsWith("GET /authenticationProfiles"));
     expect(lines.some((line) => line.endsWith(`principal ${principalObjectId("logged")})`))).toBe(true);
     const signature = token.split(".")[2] as string;
     expect(host.logs.filter((entry) => entry.message.includes(signature))).toEqual([]);
@@ -424,7 +428,7 @@ describe("revocation", () => {
   });
 
   it("stops it within AUTH_CACHE_SECONDS on another host that had it cached", async () => {
-    const cached = await startTestHost(entraSettings(issuer, 1), host.config.COSMOS_DATABASE);
+    const cached = await startTestHost(adminEntraSettings(issuer, 1), host.config.COSMOS_DATABASE);
     try {
       const assignment = await assign(GROUP_B, "revoked", "Reader");
       const onCached = asPrincipal(cached, issuer, { name: "revoked" });

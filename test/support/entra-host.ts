@@ -1,32 +1,15 @@
 import { randomUUID } from "node:crypto";
-import * as path from "node:path";
-import {
-  LOCAL_APP_ID_URI,
-  LOCAL_CLIENT_ID,
-  LOCAL_TENANT_ID,
-  type MintOptions,
-  type OpenIdIssuer,
-  principalObjectId,
-  startOpenIdIssuer,
-} from "../../dev/stand-ins/openid-issuer";
-import { tempDir } from "./temp-dirs";
-import { startTestHost, type TestHost } from "./test-host";
+import { type MintOptions, type OpenIdIssuer, principalObjectId } from "../../dev/stand-ins/openid-issuer";
+import type { TestHost } from "./test-host";
+import { entraSettings } from "./test-issuer";
 
-/** The principal every entra test host makes Owner at `/` (AUTH_ADMIN_PRINCIPALS). */
+/** The principal every entra test host here makes Owner at `/` (AUTH_ADMIN_PRINCIPALS). */
 export const ADMIN = "admin";
 
-/** A test issuer of its own, on a free port, with its key in a temp folder. */
-export function startTestIssuer(): Promise<OpenIdIssuer> {
-  return startOpenIdIssuer({ port: 0, keyFile: path.join(tempDir("issuer-"), "issuer-key.json") });
-}
-
-/** The host settings of AUTH_MODE=entra against `issuer`, with ADMIN as the bootstrap Owner. */
-export function entraSettings(issuer: OpenIdIssuer, cacheSeconds = 0): Record<string, string> {
+/** A host's settings under AUTH_MODE=entra with `issuer`, ADMIN as bootstrap Owner, and a grants cache. */
+export function adminEntraSettings(issuer: OpenIdIssuer, cacheSeconds = 0): Record<string, string> {
   return {
-    AUTH_MODE: "entra",
-    AUTH_AUTHORITY: issuer.authority,
-    AUTH_AUDIENCE: `${LOCAL_CLIENT_ID},${LOCAL_APP_ID_URI}`,
-    AUTH_ALLOWED_TENANTS: LOCAL_TENANT_ID,
+    ...entraSettings(issuer),
     AUTH_ADMIN_PRINCIPALS: principalObjectId(ADMIN),
     AUTH_CACHE_SECONDS: String(cacheSeconds),
   };
