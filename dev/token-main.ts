@@ -3,25 +3,33 @@ import { localEnvFile, updateLocalEnvFile } from "./local-env-file";
 import { displayPath } from "./local-paths";
 import { loadLocalSettings } from "./local-settings";
 import { DEVELOPER_TOKEN_HOURS, mintLocalToken } from "./local-token";
-import { DEVELOPER } from "./stand-ins/openid-issuer";
+import { DEVELOPER, principalObjectId } from "./stand-ins/openid-issuer";
 import { describeFailure, StartupError } from "./startup-error";
 
 /**
  * `npm run token -- [name] [--app] [--hours N]`: prints a bearer token of the local OpenID issuer
  * for the principal called `name` (a user; with --app an application), valid N hours (default 8).
  * Without a name it renews the developer's TOKEN in `.local/local.env` and prints it. Only the
- * token goes to stdout, so `TOKEN=$(npm run -s token -- alice)` works.
+ * token goes to stdout, so `TOKEN=$(npm run -s token -- alice)` works. With --object-id it prints
+ * only the principal's object id (what a role assignment names), and mints nothing.
  */
-const USAGE = "npm run token -- [name] [--app] [--hours N]";
+const USAGE = "npm run token -- [name] [--app] [--hours N] [--object-id]";
 
 async function main(): Promise<void> {
-  const { positionals, numbers, flags } = parseCommandLine(process.argv.slice(2), ["hours"], USAGE, ["app"]);
+  const { positionals, numbers, flags } = parseCommandLine(process.argv.slice(2), ["hours"], USAGE, [
+    "app",
+    "object-id",
+  ]);
   if (positionals.length > 1) throw new StartupError(`Too many arguments.\nUsage: ${USAGE}`);
   const [named] = positionals;
   if (named === undefined && flags.app) throw new StartupError(`--app needs a name.\nUsage: ${USAGE}`);
   if (named?.trim() === "") throw new StartupError(`The principal name is empty.\nUsage: ${USAGE}`);
-  const { values } = loadLocalSettings(process.env);
   const name = named ?? DEVELOPER;
+  if (flags["object-id"]) {
+    console.log(principalObjectId(name));
+    return;
+  }
+  const { values } = loadLocalSettings(process.env);
   const hours = numbers.hours ?? DEVELOPER_TOKEN_HOURS;
   const { token, objectId } = await mintLocalToken(values, { name, app: flags.app === true, hours });
   const kind = flags.app ? "application" : "user";

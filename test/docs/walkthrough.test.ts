@@ -174,8 +174,7 @@ it("starts with the README's settings and writes the env file the commands sourc
   const file = readFileSync(path.join(copy, ".local", "local.env"), "utf8");
   for (const name of [
     "BASE_URL",
-    "FUNCTION_KEY",
-    "MASTER_KEY",
+    "TOKEN",
     "EXAMPLE_TOPIC",
     "SERVICEBUS_CONNECTION",
     "UNREACHABLE_CONNECTION",
@@ -225,4 +224,11 @@ it("runs every walkthrough command as written: a profile, an event received, a d
   // 3. The seeded assessment, looked up with two api-versions, and its project's list.
   expect(text.match(/"name":"web-tier-aks"/g)?.length).toBeGreaterThanOrEqual(3);
   expect(text).toContain('"type":"Microsoft.Migrate/assessmentProjects/clusterAssessments"');
+  // 4. Reader on twins-rg: assigned, reads there, refused a delete there and a read elsewhere.
+  expect(text).toMatch(
+    /"roleDefinitionName":"Reader".*"scope":"\/subscriptions\/0{8}-0{4}-0{4}-0{4}-0{12}\/resourceGroups\/twins-rg"/,
+  );
+  expect(text.match(/"code":"AuthorizationFailed"/g)?.length).toBe(2);
+  expect(text).toMatch(/perform action 'Microsoft\.DigitalTwins\/digitalTwinsInstances\/endpoints\/delete'/);
+  expect(text).toMatch(/over scope '[^']*\/resourceGroups\/other-rg\//);
 });
