@@ -72,7 +72,7 @@ export const redeliverRoute: RouteDefinition = {
     ],
     errors: [400, 404, 409, 413, 415],
   },
-  handler: async (request, _context, { endpoints, deadLetterRedelivery }) => {
+  handler: async (request, context, { endpoints, deadLetterRedelivery }) => {
     checkApiVersion(request, RESOURCE_API_VERSIONS);
     const path = parseOrThrow(endpointPathSchema, request.params);
     const body = parseOrThrow(redeliverRequestSchema, (await readOptionalJsonBody(request)) ?? {});
@@ -82,11 +82,13 @@ export const redeliverRoute: RouteDefinition = {
       throw new InvalidRequestContent("'from' must not be later than 'to'.", "from");
     }
     const endpoint = await endpoints.getForDelivery(path);
-    const counts = await deadLetterRedelivery.redeliver(twinsInstanceId(path), endpoint, {
+    const window = {
       ...(from !== undefined && { from }),
       ...(to !== undefined && { to }),
       force: body.force ?? false,
-    });
+    };
+    // Read from the store just now: the requeued events carry its version (no cached settings).
+    const counts = await deadLetterRedelivery.redeliver(twinsInstanceId(path), endpoint, window, context);
     return jsonResponse(200, counts);
   },
 };
