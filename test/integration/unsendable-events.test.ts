@@ -64,10 +64,10 @@ it("refuses an id of 129 characters (or 65 emoji, 130 UTF-16 units) with a 400 n
 
   expect(responses.map((response) => response.status)).toEqual([202, 400, 202, 400, 202]);
   for (const [response, index] of [
-    [responses[1], 1],
-    [responses[3], 0],
+    [responses[1] as Response, 1],
+    [responses[3] as Response, 0],
   ] as const) {
-    const { error } = (await response?.json()) as {
+    const { error } = (await response.json()) as {
       error: { message: string; target: string; details: { code: string; message: string }[] };
     };
     expect(error.target).toBe(`[${index}].id`);
