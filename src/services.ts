@@ -5,6 +5,7 @@ import type { Authorizer } from "./auth/authorizer";
 import type { TokenValidator } from "./auth/token-validator";
 import { poisonQueueName } from "./common/poison-queue";
 import type { AppConfig } from "./config";
+import type { DeadLetterMarks } from "./delivery/dead-letter-mark";
 import type { DeadLetterRedelivery } from "./delivery/dead-letter-redelivery";
 import type { DeliveryQueues } from "./delivery/delivery-queues";
 import type { SenderPool } from "./delivery/sender-pool";
@@ -102,17 +103,23 @@ export function createServices(config: AppConfig): Services {
       require("./assessments/assessment-service") as typeof import("./assessments/assessment-service");
     return new AssessmentService(services.database.container(CONTAINERS.clusterAssessments.id));
   });
+  // The key of the service's mark on its dead letters, shared by the writer and redelivery.
+  const deadLetterMarks = once(() => {
+    const { DeadLetterMarks } =
+      require("./delivery/dead-letter-mark") as typeof import("./delivery/dead-letter-mark");
+    return new DeadLetterMarks(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []);
+  });
   lazy(services, "eventPublisher", () => {
     const { EventPublisher } =
       require("./events/event-publisher") as typeof import("./events/event-publisher");
     return new EventPublisher(eventsQueue());
   });
   lazy(services, "senders", () => senderPool(config));
-  lazy(services, "delivery", () => twinEventDelivery(services, deliveryQueues()));
+  lazy(services, "delivery", () => twinEventDelivery(services, deliveryQueues(), deadLetterMarks()));
   lazy(services, "deadLetterRedelivery", () => {
     const { DeadLetterRedelivery } =
       require("./delivery/dead-letter-redelivery") as typeof import("./delivery/dead-letter-redelivery");
-    return new DeadLetterRedelivery(deliveryQueues());
+    return new DeadLetterRedelivery(deliveryQueues(), deadLetterMarks());
   });
   lazy(services, "tokens", () => tokenValidator(config));
   lazy(services, "roleAssignments", () => {
@@ -183,7 +190,11 @@ function senderPool(config: AppConfig): SenderPool {
   return new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
 }
 
-function twinEventDelivery(services: Services, deliveryQueues: DeliveryQueues): TwinEventDelivery {
+function twinEventDelivery(
+  services: Services,
+  deliveryQueues: DeliveryQueues,
+  marks: DeadLetterMarks,
+): TwinEventDelivery {
   const { config } = services;
   const { TwinEventDelivery } =
     require("./delivery/twin-event-delivery") as typeof import("./delivery/twin-event-delivery");
@@ -194,7 +205,7 @@ function twinEventDelivery(services: Services, deliveryQueues: DeliveryQueues): 
   return new TwinEventDelivery({
     endpointSource: new EndpointCache(services.endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
     senders: services.senders,
-    deadLetterWriter: new DeadLetterWriter(),
+    deadLetterWriter: new DeadLetterWriter(marks),
     deliveryQueues,
     settings: {
       maxAttempts: config.DELIVERY_MAX_ATTEMPTS,

@@ -1,17 +1,26 @@
-import { AnonymousCredential, type BlobItem, ContainerClient } from "@azure/storage-blob";
-import { DomainError } from "../common/errors";
+import type { BlobItem, ContainerClient } from "@azure/storage-blob";
+import { describeError } from "../common/describe-error";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
+import { missingPermissions, REDELIVERY_PERMISSIONS, sasExpired } from "../endpoints/sas-token";
 import { type CloudEvent, cloudEventSchema } from "../events/cloud-event";
+import {
+  claim,
+  claimedElsewhere,
+  lostRace,
+  type Metadata,
+  REDELIVERED_METADATA,
+  settle,
+} from "./dead-letter-claims";
+import { deadLetterContainer } from "./dead-letter-container";
+import { type DeadLetterMarks, MARK_METADATA } from "./dead-letter-mark";
+import { deadLetterStoreFault } from "./dead-letter-store-faults";
+import { DEAD_LETTERED_AT_METADATA, ENDPOINT_METADATA } from "./dead-letter-writer";
+import { DeadLettersUnavailable } from "./dead-letters-unavailable";
+import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
 import type { DeliveryQueues } from "./delivery-queues";
 
-/** The blob metadata that marks a dead letter as redelivered: the ISO time it was re-queued. */
-export const REDELIVERED_METADATA = "redelivered";
-
-/** The endpoint cannot have its dead letters redelivered: no usable dead-letter secret (409). */
-export class DeadLettersUnavailable extends DomainError {
-  readonly status = 409;
-  readonly code = "DeadLettersUnavailable";
-}
+export { REDELIVERED_METADATA } from "./dead-letter-claims";
+export { DeadLettersUnavailable } from "./dead-letters-unavailable";
 
 export interface RedeliveryWindow {
   /** Dead letters written at or after this time (inclusive). */
@@ -25,19 +34,28 @@ export interface RedeliveryWindow {
 export interface RedeliveryCounts {
   /** Events put back on the twin-events queue for the endpoint. */
   requeued: number;
-  /** Blobs in the window already marked `redelivered` (and `force` not given). */
+  /**
+   * Blobs left alone: marked `redelivered` (and `force` not given), taken by another call running
+   * at once, or not a dead letter the service wrote for this endpoint (each of those is logged).
+   */
   skipped: number;
   /** Blobs that could not be read, held no CloudEvent, or could not be queued. */
   failed: number;
 }
 
+type Outcome = keyof RedeliveryCounts;
+
 /** How many blobs are worked on at once. */
 const PARALLEL = 8;
 
-/** When a dead letter was written: the blob's creation time, which setting metadata leaves alone. */
+/**
+ * When a dead letter was (last) written: the time the writer records, else the blob's creation
+ * time (which setting metadata leaves alone), else the hour folder of its name.
+ */
 function writtenAt(blob: BlobItem): Date | undefined {
+  const recorded = Date.parse(blob.metadata?.[DEAD_LETTERED_AT_METADATA] ?? "");
+  if (!Number.isNaN(recorded)) return new Date(recorded);
   if (blob.properties.createdOn) return blob.properties.createdOn;
-  // Else the hour folder of its name: `{endpoint}/{yyyy}/{MM}/{dd}/{HH}/…`.
   const hour = /\/(\d{4})\/(\d{2})\/(\d{2})\/(\d{2})\/[^/]+$/.exec(blob.name);
   return hour ? new Date(`${hour[1]}-${hour[2]}-${hour[3]}T${hour[4]}:00:00Z`) : undefined;
 }
@@ -50,18 +68,28 @@ function inWindow(at: Date | undefined, window: RedeliveryWindow): boolean {
   );
 }
 
+/** One run: the endpoint, where to log, and the counts so far. */
+interface Run {
+  twinsInstanceId: string;
+  endpoint: DeliveryEndpoint;
+  container: ContainerClient;
+  logger: DeliveryLogger;
+  counts: RedeliveryCounts;
+}
+
 /**
  * Re-queues an endpoint's dead letters (blobs under `{endpointName}/` in its dead-letter container,
- * read through its SAS URL) as retry messages for that endpoint alone, attempts reset to 0 and the
- * TTL counted from now. Each requeued blob is then marked with `redelivered=<ISO time>` metadata
- * (merged into what it has: the dead-letter reason stays); nothing is deleted. Marked blobs are
- * skipped unless `force`. The mark follows the enqueue, so a run interrupted between the two
- * requeues that event again when repeated: redelivery is at least once, like delivery itself.
+ * read through its SAS URL) as retry messages for that endpoint alone, attempts reset to 0, the TTL
+ * counted from now, and the endpoint's current version, so delivery sends them with the settings
+ * the store holds now, not what a cache remembers (delivery-message.ts). Only blobs that carry the
+ * service's mark for this endpoint, name and body are requeued (dead-letter-mark.ts); each is
+ * claimed first, so concurrent calls split the work (dead-letter-claims.ts), then marked
+ * `redelivered`; nothing is deleted. Marked blobs are skipped unless `force`.
  */
 export class DeadLetterRedelivery {
   constructor(
     private readonly queues: Pick<DeliveryQueues, "scheduleRetry">,
-    private readonly warn: (message: string) => void = (message) => console.warn(message),
+    private readonly marks: DeadLetterMarks,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -69,7 +97,43 @@ export class DeadLetterRedelivery {
     twinsInstanceId: string,
     endpoint: DeliveryEndpoint,
     window: RedeliveryWindow,
+    logger: DeliveryLogger = silentLogger,
   ): Promise<RedeliveryCounts> {
+    const container = deadLetterContainer(this.usableSasUrl(endpoint), {
+      maxTries: 2,
+      tryTimeoutInMs: 10_000,
+    });
+    const run: Run = {
+      twinsInstanceId,
+      endpoint,
+      container,
+      logger,
+      counts: { requeued: 0, skipped: 0, failed: 0 },
+    };
+    let batch: BlobItem[] = [];
+    const flush = async () => {
+      const outcomes = await Promise.all(batch.map((blob) => this.redeliverBlob(run, blob, window)));
+      for (const outcome of outcomes) run.counts[outcome]++;
+      batch = [];
+    };
+    try {
+      for await (const blob of container.listBlobsFlat({
+        prefix: `${endpoint.name}/`,
+        includeMetadata: true,
+      })) {
+        if (!inWindow(writtenAt(blob), window)) continue;
+        batch.push(blob);
+        if (batch.length >= PARALLEL) await flush();
+      }
+    } catch (error) {
+      throw deadLetterStoreFault(error);
+    }
+    await flush();
+    return run.counts;
+  }
+
+  /** The dead-letter SAS URL, when redelivery can use it; else the 409 that says why not. */
+  private usableSasUrl(endpoint: DeliveryEndpoint): string {
     if (endpoint.secrets === undefined) {
       throw new DeadLettersUnavailable(
         `The endpoint's secrets cannot be opened by this deployment (${endpoint.secretsUnreadable}); its dead letters cannot be read.`,
@@ -82,73 +146,118 @@ export class DeadLetterRedelivery {
         "deadLetterStorageSecret",
       );
     }
-    const container = new ContainerClient(sasUrl, new AnonymousCredential(), {
-      retryOptions: { maxTries: 4, retryDelayInMs: 500, tryTimeoutInMs: 15_000 },
-    });
-    const counts: RedeliveryCounts = { requeued: 0, skipped: 0, failed: 0 };
-    let batch: BlobItem[] = [];
-    const flush = async () => {
-      const outcomes = await Promise.all(
-        batch.map((blob) => this.redeliverBlob(container, twinsInstanceId, endpoint.name, blob)),
+    const missing = missingPermissions(sasUrl, REDELIVERY_PERMISSIONS);
+    if (missing.length > 0) {
+      throw new DeadLettersUnavailable(
+        `The deadLetterStorageSecret's SAS token lacks ${missing.join(" and ")} permission, which redelivery needs (sp=rwl besides the c dead-lettering needs: sp=rcwl).`,
+        "deadLetterStorageSecret",
       );
-      for (const outcome of outcomes) counts[outcome]++;
-      batch = [];
-    };
-    for await (const blob of container.listBlobsFlat({
-      prefix: `${endpoint.name}/`,
-      includeMetadata: true,
-    })) {
-      if (!inWindow(writtenAt(blob), window)) continue;
-      if (blob.metadata?.[REDELIVERED_METADATA] !== undefined && !window.force) {
-        counts.skipped++;
-        continue;
-      }
-      batch.push(blob);
-      if (batch.length >= PARALLEL) await flush();
     }
-    await flush();
-    return counts;
+    if (sasExpired(new URL(sasUrl).searchParams, this.now())) {
+      throw new DeadLettersUnavailable(
+        "The deadLetterStorageSecret's SAS token has expired (se=): PATCH the endpoint with a new one.",
+        "deadLetterStorageSecret",
+      );
+    }
+    return sasUrl;
   }
 
-  private async redeliverBlob(
-    container: ContainerClient,
-    twinsInstanceId: string,
-    endpointName: string,
-    blob: BlobItem,
-  ): Promise<keyof RedeliveryCounts> {
-    const client = container.getBlobClient(blob.name);
+  private async redeliverBlob(run: Run, blob: BlobItem, window: RedeliveryWindow): Promise<Outcome> {
+    const metadata: Metadata = blob.metadata ?? {};
+    const foreign = this.foreignBy(run, metadata);
+    if (foreign !== undefined) return this.skipForeign(run, blob.name, foreign);
+    if (metadata[REDELIVERED_METADATA] !== undefined && !window.force) return "skipped";
+    if (claimedElsewhere(metadata, this.now())) return "skipped";
+    const client = run.container.getBlobClient(blob.name);
+    const etag = blob.properties.etag as string;
     let event: CloudEvent;
     try {
-      const parsed = cloudEventSchema.safeParse(
-        JSON.parse((await client.downloadToBuffer()).toString("utf8")),
-      );
+      const body = await client.downloadToBuffer(0, undefined, { conditions: { ifMatch: etag } });
+      if (!this.marks.verifies(metadata, run.endpoint.id, blob.name, body)) {
+        return this.skipForeign(run, blob.name, "its service mark does not match its name and content");
+      }
+      const parsed = cloudEventSchema.safeParse(JSON.parse(body.toString("utf8")));
       if (!parsed.success) throw new Error("the blob holds no valid CloudEvent");
       event = parsed.data;
-      const at = this.now().toISOString();
+    } catch (error) {
+      if (lostRace(error)) return "skipped";
+      return this.fail(run, blob.name, "was not read", error);
+    }
+    return this.requeue(run, client, metadata, etag, event);
+  }
+
+  /** Why the blob is not this endpoint's dead letter, from its metadata alone; undefined when it may be. */
+  private foreignBy(run: Run, metadata: Metadata): string | undefined {
+    if (metadata[MARK_METADATA] === undefined)
+      return "it carries no service mark: the service did not write it";
+    const owner = metadata[ENDPOINT_METADATA];
+    if (owner !== run.endpoint.id.toLowerCase())
+      return `it was written for another endpoint (${owner ?? "not named"})`;
+    return undefined;
+  }
+
+  private async requeue(
+    run: Run,
+    client: ReturnType<ContainerClient["getBlobClient"]>,
+    metadata: Metadata,
+    etag: string,
+    event: CloudEvent,
+  ): Promise<Outcome> {
+    let claimEtag: string | undefined;
+    try {
+      claimEtag = await claim(client, metadata, etag, this.now());
+    } catch (error) {
+      return this.fail(run, client.name, "could not be claimed", error);
+    }
+    if (claimEtag === undefined) return "skipped";
+    const { twinsInstanceId, endpoint } = run;
+    try {
       await this.queues.scheduleRetry(
         {
           twinsInstanceId,
-          receivedAt: at,
-          retry: { endpointName, attempt: 0, lastError: `redelivered from dead letter ${blob.name}` },
+          receivedAt: this.now().toISOString(),
+          retry: {
+            endpointName: endpoint.name,
+            attempt: 0,
+            lastError: `redelivered from dead letter ${client.name}`,
+            ...(endpoint.version !== undefined && { endpointVersion: endpoint.version }),
+          },
         },
         [event],
         0,
       );
     } catch (error) {
-      this.warn(`dead-letter redelivery: ${blob.name} was not requeued: ${message(error)}`);
-      return "failed";
+      await settle(client, metadata, claimEtag, undefined).catch(() => undefined);
+      return this.fail(run, client.name, "was not requeued", error);
     }
-    try {
-      // setMetadata replaces the whole set: keep what the dead-letter writer wrote.
-      await client.setMetadata({ ...blob.metadata, [REDELIVERED_METADATA]: this.now().toISOString() });
-    } catch (error) {
-      // Queued already, so counted as requeued; unmarked, a repeat run requeues it again.
-      this.warn(`dead-letter redelivery: ${blob.name} was requeued but not marked: ${message(error)}`);
-    }
+    await settle(client, metadata, claimEtag, this.now()).catch((error: unknown) =>
+      // Queued already, so counted as requeued; its claim lapses after CLAIM_SECONDS.
+      this.fail(run, client.name, "was requeued but not marked", error),
+    );
     return "requeued";
   }
-}
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  private skipForeign(run: Run, blobName: string, reason: string): Outcome {
+    run.logger.warn(
+      logLine("dead-letter redelivery: blob skipped:", {
+        instance: run.twinsInstanceId,
+        endpoint: run.endpoint.name,
+        blob: blobName,
+        reason,
+      }),
+    );
+    return "skipped";
+  }
+
+  private fail(run: Run, blobName: string, what: string, error: unknown): Outcome {
+    run.logger.warn(
+      logLine(`dead-letter redelivery: blob ${what}:`, {
+        instance: run.twinsInstanceId,
+        endpoint: run.endpoint.name,
+        blob: blobName,
+        error: describeError(error),
+      }),
+    );
+    return "failed";
+  }
 }

@@ -1,11 +1,14 @@
-import { AnonymousCredential, type BlockBlobClient, ContainerClient } from "@azure/storage-blob";
+import type { BlockBlobClient, ContainerClient } from "@azure/storage-blob";
 
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
+import { deadLetterContainer } from "./dead-letter-container";
+import type { DeadLetterMarks } from "./dead-letter-mark";
 import { deadLetterBlobName, MAX_NAMES_PER_ID } from "./dead-letter-name";
 
 export interface DeadLetterReason {
-  reason: "MaxDeliveryAttemptsExceeded" | "TtlExpired";
+  /** MessageRefused: the Service Bus client refused to make a message of the event (e.g. an id over 128 characters). */
+  reason: "MaxDeliveryAttemptsExceeded" | "TtlExpired" | "MessageRefused";
   attempts: number;
   lastError: string;
 }
@@ -32,16 +35,26 @@ function containerName(sasUrl: string): string {
   return decodeURIComponent(new URL(sasUrl).pathname.split("/").filter(Boolean).pop() ?? "");
 }
 
+/** Metadata naming, in clear, the endpoint (instance and name, lower-cased) a dead letter is for. */
+export const ENDPOINT_METADATA = "endpointid";
+/** When the event was last dead-lettered (ISO time): the first write, or a later one of the same blob. */
+export const DEAD_LETTERED_AT_METADATA = "deadletteredat";
+
 /**
  * Writes undeliverable events, as the original CloudEvent JSON, into the endpoint's dead-letter
- * container through its SAS URL (names: see dead-letter-name.ts). A write never replaces a blob:
- * each upload is conditional on the name being free (If-None-Match: *), and a taken name moves the
- * event on to `{eventId}.1.json`, `.2.json`, … unless the blob there holds this very event already
- * (a retry of a write that landed before a crash, or the same event dead-lettered again), which
- * counts as written. One container client per SAS URL per process.
+ * container through its SAS URL (names: see dead-letter-name.ts), with the service's mark
+ * (dead-letter-mark.ts). A write never replaces a blob: each upload is conditional on the name
+ * being free (If-None-Match: *), and a taken name moves the event on to `{eventId}.1.json`,
+ * `.2.json`, … unless the blob there is this very event's dead letter for this endpoint (its mark
+ * verifies: a retry of a write that landed before a crash, or the event dead-lettered again after
+ * a redelivery). That blob's record is then brought up to date (reason, attempts, last error,
+ * time) and its redelivery marks cleared, so a plain redelivery finds it again. One container
+ * client per SAS URL per process.
  */
 export class DeadLetterWriter {
   private readonly containers = new Map<string, ContainerClient>();
+
+  constructor(private readonly marks: DeadLetterMarks) {}
 
   async write(
     endpoint: DeliveryEndpoint,
@@ -56,53 +69,75 @@ export class DeadLetterWriter {
     for (let copy = 0; copy < MAX_NAMES_PER_ID; copy++) {
       const blobName = deadLetterBlobName(endpoint.name, event.id, at, copy);
       const blob = container.getBlockBlobClient(blobName);
-      if ((await this.create(blob, body, why)) || (await holds(blob, body))) {
+      const metadata = {
+        ...deadLetterRecord(why, at),
+        [ENDPOINT_METADATA]: headerSafe(endpoint.id.toLowerCase()),
+        ...this.marks.mark(endpoint.id, blobName, body),
+      };
+      if ((await create(blob, body, metadata)) || (await this.renewed(endpoint, blob, body, metadata))) {
         return { container: containerName(sasUrl), blobName };
       }
     }
     throw new Error(`all ${MAX_NAMES_PER_ID} dead-letter names for event ${event.id} in this hour are taken`);
   }
 
-  /** Uploads only when the name is free; false when it is taken. */
-  private async create(blob: BlockBlobClient, body: string, why: DeadLetterReason): Promise<boolean> {
+  /**
+   * When the blob is this event's dead letter for this endpoint already, replaces its metadata
+   * with `metadata` (which has no redelivery marks) and answers true. A blob that cannot be read
+   * (a SAS without read permission, or deleted meanwhile) counts as another event's: the writer
+   * then takes the next name, so at worst an event is stored twice, never lost.
+   */
+  private async renewed(
+    endpoint: DeliveryEndpoint,
+    blob: BlockBlobClient,
+    body: string,
+    metadata: Record<string, string>,
+  ): Promise<boolean> {
+    let existing: Record<string, string> | undefined;
     try {
-      await blob.upload(body, Buffer.byteLength(body), {
-        conditions: { ifNoneMatch: "*" },
-        blobHTTPHeaders: { blobContentType: "application/cloudevents+json" },
-        metadata: {
-          deadletterreason: why.reason,
-          deliveryattempts: String(why.attempts),
-          lasterror: headerSafe(why.lastError),
-        },
-      });
-      return true;
-    } catch (error) {
-      if (isNameTaken(error)) return false;
-      throw error;
+      existing = (await blob.getProperties()).metadata;
+    } catch {
+      return false;
     }
+    if (!this.marks.verifies(existing, endpoint.id, blob.name, body)) return false;
+    await blob.setMetadata(metadata);
+    return true;
   }
 
   private container(sasUrl: string): ContainerClient {
     let container = this.containers.get(sasUrl);
     if (!container) {
-      container = new ContainerClient(sasUrl, new AnonymousCredential(), {
-        retryOptions: { maxTries: 4, retryDelayInMs: 500, tryTimeoutInMs: 15_000 },
-      });
+      container = deadLetterContainer(sasUrl, { maxTries: 4, tryTimeoutInMs: 15_000 });
       this.containers.set(sasUrl, container);
     }
     return container;
   }
 }
 
-/**
- * Whether the blob holds exactly `body`. A blob that cannot be read (a SAS without read permission,
- * or deleted meanwhile) counts as another event's: the writer then takes the next name, so at
- * worst an event is stored twice, never lost.
- */
-async function holds(blob: BlockBlobClient, body: string): Promise<boolean> {
+function deadLetterRecord(why: DeadLetterReason, at: Date): Record<string, string> {
+  return {
+    deadletterreason: why.reason,
+    deliveryattempts: String(why.attempts),
+    lasterror: headerSafe(why.lastError),
+    [DEAD_LETTERED_AT_METADATA]: at.toISOString(),
+  };
+}
+
+/** Uploads only when the name is free; false when it is taken. */
+async function create(
+  blob: BlockBlobClient,
+  body: string,
+  metadata: Record<string, string>,
+): Promise<boolean> {
   try {
-    return (await blob.downloadToBuffer()).equals(Buffer.from(body, "utf8"));
-  } catch {
-    return false;
+    await blob.upload(body, Buffer.byteLength(body), {
+      conditions: { ifNoneMatch: "*" },
+      blobHTTPHeaders: { blobContentType: "application/cloudevents+json" },
+      metadata,
+    });
+    return true;
+  } catch (error) {
+    if (isNameTaken(error)) return false;
+    throw error;
   }
 }

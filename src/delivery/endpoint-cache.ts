@@ -1,18 +1,45 @@
 import { type InstancePath, instanceKey } from "../endpoints/endpoint-path";
 import type { DeliveryEndpoint, EndpointService } from "../endpoints/endpoint-service";
 
+/** A version of one endpoint that a message is owed under (delivery-message.ts: `endpointVersion`). */
+export interface WantedVersion {
+  endpointName: string;
+  version: string;
+}
+
 /** Where delivery reads an instance's endpoints, their secrets opened; the EndpointCache is one. */
 export interface EndpointSource {
-  forInstance(instance: InstancePath): Promise<DeliveryEndpoint[]>;
+  /** With `wanted`: endpoints that hold that version of that endpoint, or newer. */
+  forInstance(instance: InstancePath, wanted?: WantedVersion): Promise<DeliveryEndpoint[]>;
+}
+
+interface Entry {
+  expires: number;
+  endpoints: Promise<DeliveryEndpoint[]>;
+  /** Versions asked for that this entry, read after they were asked for, has replaced: older ones. */
+  superseded: Set<string>;
+}
+
+function holds(endpoints: DeliveryEndpoint[], entry: Entry, wanted: WantedVersion): boolean {
+  if (entry.superseded.has(wanted.version)) return true;
+  const name = wanted.endpointName.toLowerCase();
+  return endpoints.some(
+    (endpoint) => endpoint.name.toLowerCase() === name && endpoint.version === wanted.version,
+  );
 }
 
 /**
  * An instance's endpoints, read from Cosmos at most once per `ttlMs` per instance: delivery of a
  * busy instance does not cost a query per message. A deleted or changed endpoint is seen within
- * the TTL (ENDPOINT_CACHE_SECONDS).
+ * the TTL (ENDPOINT_CACHE_SECONDS), except by a message that names the version it is owed under
+ * (a redelivery, and the retries that follow it): when the entry does not hold that version, the
+ * instance is read again at once, and the entry replaced, whatever its age. Each host has its own
+ * cache, so the version travels in the message, not in a signal between hosts. A version the fresh
+ * read does not hold either (the endpoint changed again since) is remembered as superseded, so
+ * further messages owed under it do not read again.
  */
 export class EndpointCache implements EndpointSource {
-  private readonly entries = new Map<string, { expires: number; endpoints: Promise<DeliveryEndpoint[]> }>();
+  private readonly entries = new Map<string, Entry>();
 
   constructor(
     private readonly endpoints: EndpointService,
@@ -20,16 +47,28 @@ export class EndpointCache implements EndpointSource {
     private readonly now: () => number = Date.now,
   ) {}
 
-  forInstance(instance: InstancePath): Promise<DeliveryEndpoint[]> {
+  async forInstance(instance: InstancePath, wanted?: WantedVersion): Promise<DeliveryEndpoint[]> {
     const key = instanceKey(instance);
-    const cached = this.entries.get(key);
-    if (cached && cached.expires > this.now()) return cached.endpoints;
+    let entry = this.entries.get(key);
+    if (!entry || entry.expires <= this.now()) entry = this.load(key, instance, new Set());
+    const endpoints = await entry.endpoints;
+    if (wanted === undefined || holds(endpoints, entry, wanted)) return endpoints;
+    // Messages that waited on the same stale entry read again once, not once each.
+    let fresh = this.entries.get(key);
+    if (fresh === undefined || fresh === entry) fresh = this.load(key, instance, new Set(entry.superseded));
+    const current = await fresh.endpoints;
+    if (!holds(current, fresh, wanted)) fresh.superseded.add(wanted.version);
+    return current;
+  }
+
+  private load(key: string, instance: InstancePath, superseded: Set<string>): Entry {
     const endpoints = this.endpoints.listForDelivery(instance);
-    this.entries.set(key, { expires: this.now() + this.ttlMs, endpoints });
+    const entry = { expires: this.now() + this.ttlMs, endpoints, superseded };
+    this.entries.set(key, entry);
     // A failed read is not cached: the next message asks again.
     endpoints.catch(() => {
-      if (this.entries.get(key)?.endpoints === endpoints) this.entries.delete(key);
+      if (this.entries.get(key) === entry) this.entries.delete(key);
     });
-    return endpoints;
+    return entry;
   }
 }

@@ -1,8 +1,7 @@
-import type { ServiceBusMessageBatch } from "@azure/service-bus";
 import { describeError } from "../common/describe-error";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
-import { SharedBatches, type TopicSender } from "./shared-batches";
+import { type PreparedBatches, type Refusal, SharedBatches, type TopicSender } from "./shared-batches";
 
 export type { TopicSender } from "./shared-batches";
 
@@ -14,6 +13,8 @@ export interface SenderSource {
 export interface EndpointDeliveryResult {
   delivered: CloudEvent[];
   failed: CloudEvent[];
+  /** Events the Service Bus client refused to make a message of: never sent, never worth a retry. */
+  refused: Refusal[];
   /** Why the last send failed, secrets removed; set when anything failed. */
   lastError?: string;
   /** The class of that error (its `name`, e.g. ServiceBusError), for logs; set when anything failed. */
@@ -29,7 +30,8 @@ function errorName(error: unknown): string {
  * for all of the instance's endpoints (shared-batches.ts). Each batch goes to the primary
  * connection; when that fails, to the secondary, which is then preferred for the rest of the
  * events. Events of a batch that failed on both are reported back for a later retry, as are all
- * the events of an endpoint whose secrets this deployment cannot open.
+ * the events of an endpoint whose secrets this deployment cannot open; events the client refused
+ * are reported apart, as they can never be sent.
  */
 export async function deliverToEndpoint(
   pool: SenderSource,
@@ -41,6 +43,7 @@ export async function deliverToEndpoint(
     return {
       delivered: [],
       failed: events,
+      refused: [],
       lastError: `the endpoint's secrets cannot be opened: ${endpoint.secretsUnreadable}`,
       lastErrorName: "SecretsUnreadable",
     };
@@ -49,19 +52,21 @@ export async function deliverToEndpoint(
     endpoint.secrets.queuePrimaryConnectionString,
     endpoint.secrets.queueSecondaryConnectionString,
   ];
+  let prepared: PreparedBatches | undefined;
   let preferred = 0;
   let failuresInARow = 0;
   let sent = 0;
-  let next = 0;
   let lastError: string | undefined;
   let lastErrorName: string | undefined;
-  while (sent < events.length) {
+  while (prepared === undefined || prepared.batches.length > 0) {
     try {
       const sender = pool.sender(connections[preferred] as string, endpoint.topic);
-      const batch = (await shared.batches(sender))[next] as ServiceBusMessageBatch;
+      prepared ??= await shared.batches(sender);
+      const batch = prepared.batches[0];
+      if (batch === undefined) break;
       await sender.sendMessages(batch);
       sent += batch.count;
-      next++;
+      prepared = { ...prepared, batches: prepared.batches.slice(1) };
       failuresInARow = 0;
     } catch (error) {
       lastError = describeError(error);
@@ -71,8 +76,9 @@ export async function deliverToEndpoint(
       preferred = (preferred + 1) % connections.length;
     }
   }
-  const delivered = sent === events.length ? events : events.slice(0, sent);
-  return sent === events.length
-    ? { delivered, failed: [] }
-    : { delivered, failed: events.slice(sent), lastError, lastErrorName };
+  const sendable = prepared?.sendable ?? events;
+  const refused = prepared?.refused ?? [];
+  return sent === sendable.length
+    ? { delivered: sendable, failed: [], refused }
+    : { delivered: sendable.slice(0, sent), failed: sendable.slice(sent), refused, lastError, lastErrorName };
 }

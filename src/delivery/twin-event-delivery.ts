@@ -7,12 +7,12 @@ import { type BackoffPolicy, backoffSeconds } from "./backoff";
 import type { DeadLetterReason, DeadLetterWriter } from "./dead-letter-writer";
 import { type DeliveryCounters, emptyCounters } from "./delivery-counters";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
-import { type DeliveryMessage, deliveryMessageSchema } from "./delivery-message";
+import { type DeliveryMessage, deliveryMessageSchema, type RetryState } from "./delivery-message";
 import { countEvents, endpointAttributes, recordLatency } from "./delivery-metrics";
 import type { DeliveryQueues, PoisonRecord } from "./delivery-queues";
 import type { EndpointSource } from "./endpoint-cache";
-import { deliverToEndpoint, type SenderSource } from "./endpoint-delivery";
-import { SharedBatches } from "./shared-batches";
+import { deliverToEndpoint, type EndpointDeliveryResult, type SenderSource } from "./endpoint-delivery";
+import { type Refusal, SharedBatches } from "./shared-batches";
 
 export interface DeliverySettings {
   maxAttempts: number;
@@ -104,8 +104,13 @@ export class TwinEventDelivery {
       await this.poison(run, record, twinsMessage.events);
       return counters;
     }
-    const retryFor = twinsMessage.retry?.endpointName.toLowerCase();
-    const endpoints = (await this.deps.endpointSource.forInstance(instance)).filter(
+    const retry = twinsMessage.retry;
+    const retryFor = retry?.endpointName.toLowerCase();
+    const wanted =
+      retry?.endpointVersion === undefined
+        ? undefined
+        : { endpointName: retry.endpointName, version: retry.endpointVersion };
+    const endpoints = (await this.deps.endpointSource.forInstance(instance, wanted)).filter(
       (endpoint) => retryFor === undefined || endpoint.name.toLowerCase() === retryFor,
     );
     if (endpoints.length === 0) {
@@ -130,23 +135,50 @@ export class TwinEventDelivery {
     receivedAt: string,
   ): Promise<void> {
     const result = await deliverToEndpoint(this.deps.senders, endpoint, message.events, batches);
-    run.counters.delivered += result.delivered.length;
+    this.countDelivered(run, endpoint, message, result.delivered);
+    const attempts = (message.retry?.attempt ?? 0) + 1;
+    // What the client refused can never be sent: dead-lettered at once, not retried.
+    for (const [lastError, events] of byError(result.refused)) {
+      await this.deadLetter(run, endpoint, message, events, {
+        reason: "MessageRefused",
+        attempts,
+        lastError,
+      });
+    }
+    if (result.failed.length > 0) await this.settleFailed(run, endpoint, message, result, receivedAt);
+  }
+
+  private countDelivered(
+    run: Invocation,
+    endpoint: DeliveryEndpoint,
+    message: DeliveryMessage,
+    delivered: CloudEvent[],
+  ): void {
+    run.counters.delivered += delivered.length;
     const attributes = endpointAttributes(message.twinsInstanceId, endpoint.name);
-    countEvents("delivered", result.delivered.length, attributes);
+    countEvents("delivered", delivered.length, attributes);
     // The sends are done, so the topic has acknowledged every delivered event by now.
     if (message.receivedAt !== undefined)
-      recordLatency(message.receivedAt, this.now(), result.delivered.length, attributes);
-    if (result.delivered.length > 0) {
-      run.logger.log(
-        logLine("twin events delivered:", {
-          instance: message.twinsInstanceId,
-          endpoint: endpoint.name,
-          events: result.delivered.length,
-          traceIds: this.deliveredTraceIds(run, message, result.delivered),
-        }),
-      );
-    }
-    if (result.failed.length === 0) return;
+      recordLatency(message.receivedAt, this.now(), delivered.length, attributes);
+    if (delivered.length === 0) return;
+    run.logger.log(
+      logLine("twin events delivered:", {
+        instance: message.twinsInstanceId,
+        endpoint: endpoint.name,
+        events: delivered.length,
+        traceIds: this.deliveredTraceIds(run, message, delivered),
+      }),
+    );
+  }
+
+  /** What the endpoint did not take: a retry for it alone, or once attempts or time run out, its dead letters. */
+  private async settleFailed(
+    run: Invocation,
+    endpoint: DeliveryEndpoint,
+    message: DeliveryMessage,
+    result: EndpointDeliveryResult,
+    receivedAt: string,
+  ): Promise<void> {
     const { maxAttempts, ttlSeconds, backoff } = this.deps.settings;
     const attempt = (message.retry?.attempt ?? 0) + 1;
     const lastError = result.lastError ?? "unknown error";
@@ -161,17 +193,16 @@ export class TwinEventDelivery {
       backoffSeconds(backoff, attempt, this.deps.random),
       Math.max(1, Math.ceil(ttlSeconds - ageSeconds)),
     );
+    const retry: RetryState = { endpointName: endpoint.name, attempt, lastError };
+    // Owed under the version tried: another host's cache must not send with older settings.
+    if (endpoint.version !== undefined) retry.endpointVersion = endpoint.version;
     await this.deps.deliveryQueues.scheduleRetry(
-      {
-        twinsInstanceId: message.twinsInstanceId,
-        receivedAt,
-        retry: { endpointName: endpoint.name, attempt, lastError },
-      },
+      { twinsInstanceId: message.twinsInstanceId, receivedAt, retry },
       result.failed,
       delay,
     );
     run.counters.retried += result.failed.length;
-    countEvents("retried", result.failed.length, attributes);
+    countEvents("retried", result.failed.length, endpointAttributes(message.twinsInstanceId, endpoint.name));
     run.logger.warn(
       logLine("twin events delivery failed, retry scheduled:", {
         instance: message.twinsInstanceId,
@@ -274,4 +305,11 @@ export class TwinEventDelivery {
       );
     }
   }
+}
+
+/** Refused events grouped by the client's error, in order: one dead-letter reason per group. */
+function byError(refused: Refusal[]): Map<string, CloudEvent[]> {
+  const groups = new Map<string, CloudEvent[]>();
+  for (const { event, error } of refused) groups.set(error, [...(groups.get(error) ?? []), event]);
+  return groups;
 }

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { type Authority, parseAuthority } from "./host-names";
+import { sasTokenProblems } from "./sas-token";
 
 /**
  * The dead-letter secret: `{storage endpoint}/{container}?{SAS token}`. Path-style URLs of a local
@@ -34,7 +35,19 @@ export interface DeadLetterSecret {
 
 export type DeadLetterParseResult = { ok: true; value: DeadLetterSecret } | { ok: false; problems: string[] };
 
-export function parseDeadLetterSecret(text: string): DeadLetterParseResult {
+export interface DeadLetterParseOptions {
+  /**
+   * Check the SAS token too (sas-token.ts): when an endpoint is written. Delivery re-checks only
+   * where a stored URL points, so a document written before these rules keeps working as it did.
+   */
+  checkToken?: boolean;
+  now?: Date;
+}
+
+export function parseDeadLetterSecret(
+  text: string,
+  { checkToken = true, now = new Date() }: DeadLetterParseOptions = {},
+): DeadLetterParseResult {
   let url: URL;
   try {
     url = new URL(text);
@@ -75,6 +88,7 @@ export function parseDeadLetterSecret(text: string): DeadLetterParseResult {
   }
   if (!url.searchParams.get("sig"))
     problems.push("must carry a SAS token with a signature (sig=) in its query");
+  else if (checkToken) problems.push(...sasTokenProblems(url.searchParams, now));
   if (problems.length > 0 || container === undefined) return { ok: false, problems };
   return { ok: true, value: { text, scheme, authority, container, masked: maskDeadLetterSecret(text) } };
 }

@@ -103,8 +103,11 @@ export function deadLetterHostProblems(deadLetter: DeadLetterSecret, allowList: 
   return [];
 }
 
-/** Everything wrong with a dead-letter URL: its form, then where it points. */
+/**
+ * What is wrong with a stored dead-letter URL's form (its SAS token aside: sas-token.ts), then
+ * where it points: delivery's re-check before it writes.
+ */
 export function deadLetterSecretProblems(text: string, allowList: EndpointAllowList): string[] {
-  const parsed = parseDeadLetterSecret(text);
+  const parsed = parseDeadLetterSecret(text, { checkToken: false });
   return parsed.ok ? deadLetterHostProblems(parsed.value, allowList) : parsed.problems;
 }

@@ -68,10 +68,13 @@ function currentSystemData(document: EndpointDocument): SystemData {
  * cannot open them (sealed under a key it lacks, or altered), `secrets` is absent and
  * `secretsUnreadable` says why: that endpoint's deliveries fail, the instance's others go ahead.
  */
-export type DeliveryEndpoint = { id: string; name: string; topic: string } & (
-  | { secrets: EndpointSecrets }
-  | { secrets?: undefined; secretsUnreadable: string }
-);
+export type DeliveryEndpoint = {
+  id: string;
+  name: string;
+  topic: string;
+  /** The stored document's ETag: which settings these are (delivery-message.ts, endpoint-cache.ts). */
+  version?: string;
+} & ({ secrets: EndpointSecrets } | { secrets?: undefined; secretsUnreadable: string });
 
 /** How an endpoint whose secrets cannot be opened shows them. */
 const MASKED = "***";
@@ -289,7 +292,13 @@ export class EndpointService
       this.warn(
         `endpoint ${id}: its secrets cannot be opened (SecretsUnreadable: ${error.message}); events for it fail, and go to the poison queue once their retries run out`,
       );
-      return { id, name: document.name, topic: document.topic, secretsUnreadable: error.message };
+      return {
+        id,
+        name: document.name,
+        topic: document.topic,
+        version: document._etag,
+        secretsUnreadable: error.message,
+      };
     }
     const { deadLetterStorageSecret, ...connections } = opened;
     const deadLetterAdmitted =
@@ -304,6 +313,7 @@ export class EndpointService
       id,
       name: document.name,
       topic: document.topic,
+      version: document._etag,
       secrets: deadLetterAdmitted ? { ...connections, deadLetterStorageSecret } : connections,
     };
   }

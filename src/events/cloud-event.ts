@@ -19,6 +19,14 @@ export const cloudEventSchema = z.looseObject({
 
 export type CloudEvent = z.infer<typeof cloudEventSchema>;
 
+/**
+ * The longest id an event can be sent with: the id is the Service Bus `messageId`, which holds at
+ * most 128 characters (counted as JavaScript counts them, in UTF-16 code units, as the client does).
+ * Ingest refuses longer ones; the queue's schema does not, so a message put on the queue directly
+ * is still delivered, that one event aside (delivery/shared-batches.ts).
+ */
+export const MAX_EVENT_ID_LENGTH = 128;
+
 export const CLOUD_EVENT_MEDIA_TYPES = [
   "application/json",
   "application/cloudevents+json",

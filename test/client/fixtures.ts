@@ -11,7 +11,7 @@ export function connectionString(key: string, rule = "send", topic = "twin-event
   return `Endpoint=sb://twins-ns.servicebus.windows.net/;SharedAccessKeyName=${rule};SharedAccessKey=${key};EntityPath=${topic}`;
 }
 
-export const DEAD_LETTER = `https://deadletters.blob.core.windows.net/dead-letters?sv=2022-11-02&sp=rw&sig=${SAS_SIGNATURE}`;
+export const DEAD_LETTER = `https://deadletters.blob.core.windows.net/dead-letters?sv=2022-11-02&sp=rcwl&sig=${SAS_SIGNATURE}`;
 
 export const ENDPOINT_INPUT: QueueEndpointInput = {
   queuePrimaryConnectionString: connectionString(PRIMARY_KEY),

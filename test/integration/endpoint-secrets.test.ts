@@ -25,7 +25,7 @@ const SIGNATURE = "bmV2ZXItbG9nZ2VkLXNpZ25hdHVyZQ%3D%3D";
 const body = {
   queuePrimaryConnectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=${KEY};EntityPath=topic`,
   queueSecondaryConnectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=${KEY}2;EntityPath=topic`,
-  deadLetterStorageSecret: `https://acct.blob.core.windows.net/dead?sv=2022-11-02&sig=${SIGNATURE}`,
+  deadLetterStorageSecret: `https://acct.blob.core.windows.net/dead?sv=2022-11-02&sp=cw&sig=${SIGNATURE}`,
 };
 
 function put(host: TestHost, path: string, payload: unknown = body): Promise<Response> {
@@ -301,7 +301,7 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
       const created = await put(loopbackHost, `${INSTANCE}/endpoints/local`, {
         queuePrimaryConnectionString: local,
         queueSecondaryConnectionString: local,
-        deadLetterStorageSecret: `http://127.0.0.1:${port}/devstoreaccount1/dead?sv=2022-11-02&sig=${SIGNATURE}`,
+        deadLetterStorageSecret: `http://127.0.0.1:${port}/devstoreaccount1/dead?sv=2022-11-02&sp=cw&sig=${SIGNATURE}`,
       });
       expect(created.status).toBe(201);
       // Where loopback is allowed, delivery does reach the listener (so the count below can fail).

@@ -13,7 +13,7 @@ function connectionString(key: string, topic = "twin-events", keyName = "send"):
   return `Endpoint=sb://twins-ns.servicebus.windows.net/;SharedAccessKeyName=${keyName};SharedAccessKey=${key};EntityPath=${topic}`;
 }
 
-const DEAD_LETTER = `https://deadletters.blob.core.windows.net/dead-letters?sv=2022-11-02&sp=rw&se=2030-01-01&sig=${SAS_SIGNATURE}`;
+const DEAD_LETTER = `https://deadletters.blob.core.windows.net/dead-letters?sv=2022-11-02&sp=rcwl&se=2030-01-01&sig=${SAS_SIGNATURE}`;
 
 const validBody = {
   queuePrimaryConnectionString: connectionString(PRIMARY_KEY),

@@ -148,22 +148,41 @@ export const QUICK_DELIVERY_SETTINGS: Record<string, string> = {
   ENDPOINT_CACHE_SECONDS: "0",
 };
 
-/** A Service Bus stand-in and a host running the queue trigger against it, and the subscribers a test opens. */
+/** Events counted dead-lettered by the invocations these hosts logged (from `fromLog[i]` on, per host). */
+export function deadLetteredSince(hosts: TestHost[], fromLog: number[] = []): number {
+  return hosts
+    .flatMap((host, index) => host.logs.slice(fromLog[index] ?? 0))
+    .map((entry) => /^twin events: .*deadLettered=(\d+)/.exec(entry.message)?.[1])
+    .reduce((sum, count) => sum + Number(count ?? 0), 0);
+}
+
+/**
+ * A Service Bus stand-in and hosts running the queue trigger against it (one by default; several
+ * share one database and so one event queue, as a scaled-out app), and the subscribers a test opens.
+ */
 export class DeliveryStack {
   private readonly subscribers: Subscriber[] = [];
 
   private constructor(
     readonly serviceBus: RunningServiceBus,
-    readonly host: TestHost,
+    readonly hosts: TestHost[],
   ) {}
 
+  /** The first host. */
+  get host(): TestHost {
+    return this.hosts[0] as TestHost;
+  }
+
   /** `settings` change the quick delivery settings (or add others). */
-  static async start(settings: Record<string, string> = {}): Promise<DeliveryStack> {
+  static async start(settings: Record<string, string> = {}, hostCount = 1): Promise<DeliveryStack> {
     const serviceBus = await startServiceBusStandIn({ port: 0 });
-    const host = await startTestHost({ ...QUICK_DELIVERY_SETTINGS, ...settings }, undefined, {
-      queueTriggers: {},
-    });
-    return new DeliveryStack(serviceBus, host);
+    const all = { ...QUICK_DELIVERY_SETTINGS, ...settings };
+    const database = `delivery-${randomUUID().slice(0, 8)}`;
+    const hosts = [await startTestHost(all, database, { queueTriggers: {} })];
+    while (hosts.length < hostCount) {
+      hosts.push(await startTestHost(all, database, { queueTriggers: {}, createContainers: false }));
+    }
+    return new DeliveryStack(serviceBus, hosts);
   }
 
   /** A subscriber on the topic, closed with the stack. */
@@ -173,9 +192,14 @@ export class DeliveryStack {
     return subscriber;
   }
 
+  /** Where each host's log is now, for deadLetteredSince. */
+  logMarks(): number[] {
+    return this.hosts.map((host) => host.logs.length);
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.subscribers.map((subscriber) => subscriber.close()));
-    await this.host.stop();
+    await Promise.all(this.hosts.map((host) => host.stop()));
     await this.serviceBus.close();
   }
 }

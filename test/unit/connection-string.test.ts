@@ -160,37 +160,68 @@ describe("maskConnectionString", () => {
 
 describe("dead-letter secret", () => {
   it.each([
-    "https://account.blob.core.windows.net/dead-letters?sv=2022-11-02&sp=rw&sig=abc%3D",
-    "http://127.0.0.1:10000/devstoreaccount1/dead?sv=2022-11-02&sig=abc",
-    "http://localhost:10000/devstoreaccount1/dead?sig=abc",
+    "https://account.blob.core.windows.net/dead-letters?sv=2022-11-02&sp=rcwl&sig=abc%3D",
+    "http://127.0.0.1:10000/devstoreaccount1/dead?sv=2022-11-02&sp=cw&se=2999-01-01&sig=abc",
+    "http://localhost:10000/devstoreaccount1/dead?sp=racwdl&sig=abc",
   ])("accepts %s", (url) => {
     expect(deadLetterProblems(url)).toEqual([]);
   });
 
   it.each([
-    ["not a URL", "dead-letters?sig=x", /must be a URL/],
-    ["ftp", "ftp://account.blob.core.windows.net/dead?sig=x", /http or https/],
-    ["no container", "https://account.blob.core.windows.net/?sig=x", /exactly one container/],
-    ["a blob path", "https://account.blob.core.windows.net/dead/blob?sig=x", /exactly one container/],
-    ["no account on a path-style URL", "http://127.0.0.1:10000/dead?sig=x", /account and then the container/],
+    ["not a URL", "dead-letters?sp=cw&sig=x", /must be a URL/],
+    ["ftp", "ftp://account.blob.core.windows.net/dead?sp=cw&sig=x", /http or https/],
+    ["no container", "https://account.blob.core.windows.net/?sp=cw&sig=x", /exactly one container/],
+    ["a blob path", "https://account.blob.core.windows.net/dead/blob?sp=cw&sig=x", /exactly one container/],
+    [
+      "no account on a path-style URL",
+      "http://127.0.0.1:10000/dead?sp=cw&sig=x",
+      /account and then the container/,
+    ],
     [
       "a bad container name",
-      "https://account.blob.core.windows.net/Dead_Letters?sig=x",
+      "https://account.blob.core.windows.net/Dead_Letters?sp=cw&sig=x",
       /container of 3 to 63/,
     ],
     ["no signature", "https://account.blob.core.windows.net/dead?sv=2022", /sig=/],
-    ["user information", "https://user:hunter2@account.blob.core.windows.net/dead?sig=x", /user information/],
-    ["a user name only", "https://user@account.blob.core.windows.net/dead?sig=x", /user information/],
-    ["an empty user information", "https://@account.blob.core.windows.net/dead?sig=x", /user information/],
+    [
+      "user information",
+      "https://user:hunter2@account.blob.core.windows.net/dead?sp=cw&sig=x",
+      /user information/,
+    ],
+    ["a user name only", "https://user@account.blob.core.windows.net/dead?sp=cw&sig=x", /user information/],
+    [
+      "an empty user information",
+      "https://@account.blob.core.windows.net/dead?sp=cw&sig=x",
+      /user information/,
+    ],
     [
       "user information behind a backslash",
-      "https://evil.example\\@account.blob.core.windows.net/dead?sig=x",
+      "https://evil.example\\@account.blob.core.windows.net/dead?sp=cw&sig=x",
       /user information/,
     ],
   ])("refuses %s", (_label, url, problem) => {
     const problems = deadLetterProblems(url);
     expect(problems).toEqual([expect.stringMatching(problem)]);
     expect(JSON.stringify(problems)).not.toContain("hunter2");
+  });
+
+  const base = "https://account.blob.core.windows.net/dead";
+  it.each([
+    ["no permissions", `${base}?sv=2022-11-02&sig=s3cr3t`, /permissions \(sp=\) once/],
+    ["empty permissions", `${base}?sp=&sig=s3cr3t`, /permissions \(sp=\) once/],
+    ["two permissions", `${base}?sp=cw&sp=rcwl&sig=s3cr3t`, /permissions \(sp=\) once/],
+    ["permissions in two spellings", `${base}?sp=cw&SP=r&sig=s3cr3t`, /permissions \(sp=\) once/],
+    ["no create", `${base}?sp=rwl&sig=s3cr3t`, /lacks create \(c\) permission/],
+    ["no write", `${base}?sp=rcl&sig=s3cr3t`, /lacks write \(w\) permission/],
+    ["neither", `${base}?sp=rl&sig=s3cr3t`, /lacks create \(c\) and write \(w\) permission/],
+    ["two signatures", `${base}?sp=cw&sig=s3cr3t&sig=other`, /exactly one signature/],
+    ["a signature in two spellings", `${base}?sp=cw&sig=s3cr3t&SIG=other`, /exactly one signature/],
+    ["a percent-encoded second signature", `${base}?sp=cw&sig=s3cr3t&s%69g=other`, /exactly one signature/],
+    ["an expired token", `${base}?sp=cw&se=2020-01-01T00:00:00Z&sig=s3cr3t`, /has expired \(se=\)/],
+  ])("refuses a SAS token with %s, naming the rule and never the signature", (_label, url, problem) => {
+    const problems = deadLetterProblems(url);
+    expect(problems).toEqual([expect.stringMatching(problem)]);
+    expect(JSON.stringify(problems)).not.toContain("s3cr3t");
   });
 
   it("masks the whole query", () => {

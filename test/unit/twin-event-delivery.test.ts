@@ -5,7 +5,7 @@ import type { DeadLetterPlace, DeadLetterReason } from "../../src/delivery/dead-
 import type { DeliveryLogger } from "../../src/delivery/delivery-log";
 import type { RetryState } from "../../src/delivery/delivery-message";
 import type { PoisonRecord } from "../../src/delivery/delivery-queues";
-import type { EndpointSource } from "../../src/delivery/endpoint-cache";
+import type { EndpointSource, WantedVersion } from "../../src/delivery/endpoint-cache";
 import type { SenderSource, TopicSender } from "../../src/delivery/endpoint-delivery";
 import {
   type DeliveryDependencies,
@@ -73,14 +73,16 @@ function event(id: string): CloudEvent {
 class FakeEndpointSource implements EndpointSource {
   readonly endpoints = new Map<string, DeliveryEndpoint[]>();
   lookups = 0;
+  readonly wanted: (WantedVersion | undefined)[] = [];
   failure: Error | undefined;
 
   constructor(endpoints: DeliveryEndpoint[]) {
     this.endpoints.set(instanceKey(INSTANCE_PATH), endpoints);
   }
 
-  async forInstance(instance: InstancePath): Promise<DeliveryEndpoint[]> {
+  async forInstance(instance: InstancePath, wanted?: WantedVersion): Promise<DeliveryEndpoint[]> {
     this.lookups++;
+    this.wanted.push(wanted);
     if (this.failure) throw this.failure;
     return this.endpoints.get(instanceKey(instance)) ?? [];
   }
@@ -95,6 +97,8 @@ class FakeSenders implements SenderSource {
   /** Messages a batch takes (as if by size); messages encoded into batches, in all. */
   batchCapacity = Number.POSITIVE_INFINITY;
   encoded = 0;
+  /** Ids the client refuses to add to a batch (it throws, as the SDK does for an id over 128 characters). */
+  readonly refusedIds = new Set<string>();
 
   sender(connectionString: string, topic: string): TopicSender {
     return {
@@ -108,6 +112,11 @@ class FakeSenders implements SenderSource {
             return messages.length;
           },
           tryAddMessage: (message: ServiceBusMessage) => {
+            if (this.refusedIds.has(String(message.messageId))) {
+              throw new Error(
+                "Length of 'messageId' property on the message cannot be greater than 128 characters.",
+              );
+            }
             if (messages.length >= this.batchCapacity) return false;
             this.encoded++;
             return messages.push(message) > 0;
@@ -452,6 +461,58 @@ describe("a retry message", () => {
     );
     expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 2 });
     expect(kit.senders.sent).toEqual([]);
+  });
+});
+
+describe("an event the client refuses", () => {
+  it("is set aside: the others go to every endpoint, and it is dead-lettered at each at once, never retried", async () => {
+    const kit = setUp([endpoint("a"), endpoint("b")]);
+    kit.senders.refusedIds.add("too-long");
+    kit.senders.batchCapacity = 1;
+    const counters = await kit.handle(message(["e1", "too-long", "e2"]));
+    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0 });
+    expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
+    expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2"]);
+    expect(kit.deliveryQueues.retries).toEqual([]);
+    expect(
+      kit.deadLetterWriter.written
+        .map(({ endpoint, event, why }) => ({ endpoint, event, why }))
+        .sort((x, y) => x.endpoint.localeCompare(y.endpoint)),
+    ).toEqual(
+      ["a", "b"].map((name) => ({
+        endpoint: name,
+        event: "too-long",
+        why: { reason: "MessageRefused", attempts: 1, lastError: expect.stringContaining("128 characters") },
+      })),
+    );
+  });
+
+  it("is poisoned at an endpoint without a dead-letter secret, and the others are still delivered", async () => {
+    const kit = setUp([endpoint("a", { deadLetter: false })]);
+    kit.senders.refusedIds.add("too-long");
+    const counters = await kit.handle(message(["too-long", "e1"]));
+    expect(counters).toEqual({ delivered: 1, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0 });
+    expect(kit.deliveryQueues.poisoned).toEqual([
+      { record: expect.objectContaining({ reason: "NoDeadLetterSecret" }), ids: ["too-long"] },
+    ]);
+  });
+});
+
+describe("the endpoint's version", () => {
+  it("travels with a retry, and a message that names one asks the source for it", async () => {
+    const kit = setUp([{ ...endpoint("a"), version: '"etag-1"' }]);
+    kit.senders.fail("a");
+    await kit.handle(message(["e1"]));
+    expect(kit.deliveryQueues.retries[0]?.message.retry).toMatchObject({
+      endpointName: "a",
+      endpointVersion: '"etag-1"',
+    });
+    await kit.handle(
+      message(["e1"], {
+        retry: { endpointName: "A", attempt: 0, lastError: "x", endpointVersion: '"etag-2"' },
+      }),
+    );
+    expect(kit.endpointSource.wanted).toEqual([undefined, { endpointName: "A", version: '"etag-2"' }]);
   });
 });
 

@@ -35,12 +35,14 @@ export const redeliverResultSchema = z
       .number()
       .int()
       .nonnegative()
-      .describe("Dead letters in the window already marked `redelivered` (and `force` not given)."),
+      .describe(
+        "Blobs in the window left alone: marked `redelivered` (and `force` not given), taken by another call running at once, or not a dead letter the service wrote for this endpoint (those are logged).",
+      ),
     failed: z
       .number()
       .int()
       .nonnegative()
-      .describe("Dead letters that could not be read, held no CloudEvent, or could not be queued."),
+      .describe("Dead letters that could not be read or could not be queued; repeat the call to retry them."),
   })
   .describe("What the run did; repeat it to retry the failed ones.");
 
@@ -65,14 +67,14 @@ export const redeliverRoute: RouteDefinition = {
       {
         status: 200,
         description:
-          "The run is over: each requeued blob is marked with `redelivered` metadata; nothing is deleted",
+          "The run is over: each requeued blob was claimed, then marked with `redelivered` metadata; nothing is deleted. The events go out with the endpoint's settings as read for this call",
         schema: redeliverResultSchema,
         example: { requeued: 3, skipped: 1, failed: 0 },
       },
     ],
     errors: [400, 404, 409, 413, 415],
   },
-  handler: async (request, _context, { endpoints, deadLetterRedelivery }) => {
+  handler: async (request, context, { endpoints, deadLetterRedelivery }) => {
     checkApiVersion(request, RESOURCE_API_VERSIONS);
     const path = parseOrThrow(endpointPathSchema, request.params);
     const body = parseOrThrow(redeliverRequestSchema, (await readOptionalJsonBody(request)) ?? {});
@@ -82,11 +84,13 @@ export const redeliverRoute: RouteDefinition = {
       throw new InvalidRequestContent("'from' must not be later than 'to'.", "from");
     }
     const endpoint = await endpoints.getForDelivery(path);
-    const counts = await deadLetterRedelivery.redeliver(twinsInstanceId(path), endpoint, {
+    const window = {
       ...(from !== undefined && { from }),
       ...(to !== undefined && { to }),
       force: body.force ?? false,
-    });
+    };
+    // Read from the store just now: the requeued events carry its version (no cached settings).
+    const counts = await deadLetterRedelivery.redeliver(twinsInstanceId(path), endpoint, window, context);
     return jsonResponse(200, counts);
   },
 };

@@ -4,7 +4,12 @@ import { TWIN_EVENTS_PATH } from "../../common/arm-path";
 import { type ErrorDetail, InvalidRequestContent, UnsupportedMediaType } from "../../common/errors";
 import { logLine } from "../../delivery/delivery-log";
 import { instancePathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
-import { CLOUD_EVENT_MEDIA_TYPES, type CloudEvent, cloudEventSchema } from "../../events/cloud-event";
+import {
+  CLOUD_EVENT_MEDIA_TYPES,
+  type CloudEvent,
+  cloudEventSchema,
+  MAX_EVENT_ID_LENGTH,
+} from "../../events/cloud-event";
 import { eventBytes, MAX_EVENT_BYTES } from "../../events/queue-message";
 import {
   eventTraceIds,
@@ -52,11 +57,21 @@ export function validateEvents(body: unknown, trace?: TraceContext): CloudEvent[
   return events;
 }
 
+/** An id no Service Bus message can carry: the whole batch would be accepted, and this event never sent. */
+function unsendableId(id: string, index: number): ErrorDetail {
+  return {
+    code: "EventIdTooLong",
+    message: `Event ${index} (id ${JSON.stringify(`${id.slice(0, 32)}…`)}): its id is ${id.length} characters long; an event id can be at most ${MAX_EVENT_ID_LENGTH} (the Service Bus messageId limit), or the event could never be delivered.`,
+    target: `[${index}].id`,
+  };
+}
+
 /** The event (as sent, or with the trace context), or what is wrong with it. */
 function checkEvent(candidate: unknown, index: number, trace?: TraceContext): CloudEvent | ErrorDetail[] {
   try {
     parseOrThrow(cloudEventSchema, candidate);
     const event = candidate as CloudEvent;
+    if (event.id.length > MAX_EVENT_ID_LENGTH) return [unsendableId(event.id, index)];
     const traced = trace === undefined ? event : withTraceContext(event, trace);
     if (eventBytes(traced) <= MAX_EVENT_BYTES) return traced;
     return [
