@@ -334,3 +334,88 @@ describe("an authority that cannot be reached", () => {
     }
   });
 });
+
+describe("tokens validated before (kept per host)", () => {
+  let own: OpenIdIssuer;
+  beforeEach(async () => {
+    own = await startOpenIdIssuer();
+  });
+  afterEach(() => own.close());
+
+  function fresh(acceptedTokens?: number): TokenValidator {
+    return new TokenValidator({
+      authority: own.authority,
+      audiences: [LOCAL_CLIENT_ID],
+      allowedTenants: [LOCAL_TENANT_ID],
+      ...(acceptedTokens !== undefined && { acceptedTokens }),
+    });
+  }
+
+  it("keeps a good token, and refuses it as expired once its exp (with the tolerance) has passed", async () => {
+    const tokens = fresh();
+    const start = Date.now();
+    const token = await own.mint({ now: Math.floor(start / 1000), lifetimeSeconds: 120 });
+    await tokens.principalOf(`Bearer ${token}`);
+    await tokens.principalOf(`Bearer ${token}`);
+    expect(tokens.acceptedTokenCount).toBe(1);
+    jest.spyOn(Date, "now").mockImplementation(() => start + 170_000);
+    await expect(tokens.principalOf(`Bearer ${token}`)).resolves.toMatchObject({ kind: "entra" });
+    jest.spyOn(Date, "now").mockImplementation(() => start + 182_000);
+    expect((await refusal(`Bearer ${token}`, tokens)).message).toMatch(/expired/);
+    expect(tokens.acceptedTokenCount).toBe(0);
+  });
+
+  it("keeps it no longer than the key set: a token of a withdrawn key is refused within 10 minutes", async () => {
+    const tokens = fresh();
+    const start = Date.now();
+    const token = await own.mint({ lifetimeSeconds: 8 * 3600 });
+    await tokens.principalOf(`Bearer ${token}`);
+    await own.rotateKey({ retireOld: true });
+    // Tokens cannot be revoked; until the key set is read again, the token passes (as without a cache).
+    await expect(tokens.principalOf(`Bearer ${token}`)).resolves.toMatchObject({ kind: "entra" });
+    jest.spyOn(Date, "now").mockImplementation(() => start + 10 * 60_000 + 1000);
+    expect((await refusal(`Bearer ${token}`, tokens)).message).toMatch(/key the authority does not publish/);
+    // The new key's tokens pass (minted at the real time: jose reads the clock through new Date()).
+    const current = await own.mint({ now: Math.floor(start / 1000) });
+    await expect(tokens.principalOf(`Bearer ${current}`)).resolves.toMatchObject({ kind: "entra" });
+  });
+
+  it("keys on the whole token: a changed copy of a kept token is validated in full, and refused", async () => {
+    const tokens = fresh();
+    const token = await own.mint({ name: "alice" });
+    await tokens.principalOf(`Bearer ${token}`);
+    const [header, , signature] = token.split(".");
+    const claims = { ...JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString()) };
+    claims.oid = principalObjectId("admin");
+    const forged = `${header}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.${signature}`;
+    expect((await refusal(`Bearer ${forged}`, tokens)).message).toMatch(/signature is not valid/);
+    // A different spelling of the header carries the same token: still the kept one.
+    await expect(tokens.principalOf(`bearer  ${token} `)).resolves.toMatchObject({
+      objectId: principalObjectId("alice"),
+    });
+  });
+
+  it("hands out a principal no caller can change for the next one", async () => {
+    const tokens = fresh();
+    const header = `Bearer ${await own.mint({ name: "alice" })}`;
+    await tokens.principalOf(header);
+    const kept = await tokens.principalOf(header);
+    expect(() => {
+      (kept as { objectId: string }).objectId = principalObjectId("admin");
+    }).toThrow(TypeError);
+    expect((await tokens.principalOf(header)).objectId).toBe(principalObjectId("alice"));
+  });
+
+  it("keeps at most the configured number, the oldest going first; 0 keeps none", async () => {
+    const bounded = fresh(3);
+    const none = fresh(0);
+    for (let index = 0; index < 6; index++) {
+      const header = `Bearer ${await own.mint({ name: `user-${index}` })}`;
+      await bounded.principalOf(header);
+      await none.principalOf(header);
+      await none.principalOf(header);
+    }
+    expect(bounded.acceptedTokenCount).toBe(3);
+    expect(none.acceptedTokenCount).toBe(0);
+  });
+});
