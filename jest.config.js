@@ -14,7 +14,10 @@ const common = {
     // CommonJS for the tests, as nothing else of node_modules is.
     "/node_modules/jose/.+\\.js$": [
       "ts-jest",
-      { tsconfig: { allowJs: true, module: "commonjs", target: "ES2022", sourceMap: false }, diagnostics: false },
+      {
+        tsconfig: { allowJs: true, module: "commonjs", target: "ES2022", sourceMap: false },
+        diagnostics: false,
+      },
     ],
   },
   transformIgnorePatterns: ["/node_modules/(?!jose/)"],

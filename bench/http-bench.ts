@@ -108,7 +108,7 @@ async function send(
 }
 
 /** A measurement with failed requests is a failed round: its figures would not compare. */
-function whole(figure: ServerFigure, server: string): ServerFigure {
+export function whole(figure: ServerFigure, server: string): ServerFigure {
   const failed = Object.entries(figure.failures);
   if (failed.length > 0) {
     throw new Error(`${server}: ${failed.map(([what, count]) => `${count} x ${what}`).join(", ")}`);
@@ -125,7 +125,7 @@ interface Servers {
 const SLICES = 4;
 
 /** The slices of one server as one figure: requests over time, CPU over requests, failures summed. */
-function combined(slices: ServerFigure[]): ServerFigure {
+export function combined(slices: ServerFigure[]): ServerFigure {
   const count = slices.reduce((sum, slice) => sum + slice.count, 0);
   const seconds = slices.reduce((sum, slice) => sum + slice.seconds, 0);
   const failures: Record<string, number> = {};

@@ -1,3 +1,5 @@
+import { benchAuth } from "./auth-bench";
+import { printAuthComparison } from "./auth-report";
 import { benchColdStart } from "./cold-start";
 import { printColdStart } from "./cold-start-report";
 import { behindRelay, serviceBusPort, spawnDelayRelay } from "./delay-relay-process";
@@ -15,7 +17,7 @@ import { printDelivery, printFanOut, printLatency } from "./report";
  * `npm run bench`: each figure of the project's performance goals next to its baseline, as ranges
  * over several rounds (a round that fails is reported). A benchmark, not a test: it reports, and
  * fails only if it cannot run. Sizes come from the environment (see docs/performance.md);
- * BENCH_ONLY=http,delivery,fanout,latency,coldstart runs some parts.
+ * BENCH_ONLY=http,auth,delivery,fanout,latency,coldstart runs some parts.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
@@ -41,9 +43,16 @@ const HTTP = {
   rounds: positiveInteger("BENCH_HTTP_ROUNDS", 5),
   ...(process.env.BENCH_HTTP_CPU_PROFILE && { cpuProfileDir: process.env.BENCH_HTTP_CPU_PROFILE }),
 };
+const AUTH = {
+  requests: positiveInteger("BENCH_AUTH_REQUESTS", 2000),
+  concurrency: positiveInteger("BENCH_AUTH_CONCURRENCY", 8),
+  rounds: positiveInteger("BENCH_AUTH_ROUNDS", 5),
+};
 const COLDSTART_ROUNDS = positiveInteger("BENCH_COLDSTART_ROUNDS", 5);
 const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? "http,delivery,fanout,latency,coldstart").split(",").map((part) => part.trim()),
+  (process.env.BENCH_ONLY ?? "http,auth,delivery,fanout,latency,coldstart")
+    .split(",")
+    .map((part) => part.trim()),
 );
 
 async function main(): Promise<void> {
@@ -70,6 +79,14 @@ async function main(): Promise<void> {
       );
       printHttpComparison(await benchHttp(stack, HTTP));
       report("http");
+    }
+    if (ONLY.has("auth")) {
+      console.log("");
+      console.log(
+        `Auth: GET of a profile under AUTH_MODE=entra (bearer token from the local issuer, Reader by a role assignment) vs under keys, two hosts on the same stack; ${AUTH.requests} requests per host per round, ${AUTH.rounds} rounds, ${AUTH.concurrency} in flight.`,
+      );
+      printAuthComparison(await benchAuth(stack, AUTH));
+      report("auth");
     }
     if (ONLY.has("delivery")) {
       console.log("");

@@ -64,7 +64,10 @@ export class Authorizer {
     this.cache.delete(key);
     if (this.options.cacheMs > 0) {
       this.cache.set(key, { until: now + this.options.cacheMs, grants });
-      grants.catch(() => this.cache.delete(key));
+      // Only this read's own entry: a newer read (after expiry or forget) may hold the key by now.
+      grants.catch(() => {
+        if (this.cache.get(key)?.grants === grants) this.cache.delete(key);
+      });
       this.trim();
     }
     return grants;

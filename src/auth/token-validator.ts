@@ -1,5 +1,6 @@
 import type { JWTVerifyGetKey } from "jose";
 import { AuthenticationFailed } from "../common/errors";
+import { AcceptedTokens } from "./accepted-tokens";
 import { AuthorityUnavailable, OpenIdDiscovery } from "./openid-metadata";
 import type { EntraPrincipal } from "./principal";
 import {
@@ -17,6 +18,8 @@ export interface TokenSettings {
   audiences: readonly string[];
   /** Absent: the tenant the authority's issuer names. */
   allowedTenants?: readonly string[];
+  /** How many validated tokens are kept (default 10,000; 0 validates every request in full). */
+  acceptedTokens?: number;
 }
 
 /** Asymmetric algorithms only: a symmetric one would let anyone holding the public key sign. */
@@ -35,6 +38,8 @@ const CLOCK_TOLERANCE_SECONDS = 60;
 /** Longer than any Entra ID token: anything bigger is not one, and is refused unparsed. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** How long the authority's key set is kept (jose's cacheMaxAge), and so a validated token at most. */
+const KEY_SET_MAX_AGE_MS = 10 * 60_000;
 
 type Jose = typeof import("jose");
 
@@ -55,11 +60,19 @@ export class TokenValidator {
   private readonly discovery: OpenIdDiscovery;
   private readonly audiences: string[];
   private keys: { uri: string; resolve: JWTVerifyGetKey } | undefined;
+  /** Tokens validated before: the settings they were judged by never change for this validator. */
+  private readonly accepted: AcceptedTokens;
 
   constructor(private readonly settings: TokenSettings) {
     this.authority = new URL(settings.authority);
     this.discovery = new OpenIdDiscovery(this.authority);
     this.audiences = acceptedAudiences(settings.audiences);
+    this.accepted = new AcceptedTokens(KEY_SET_MAX_AGE_MS, settings.acceptedTokens ?? 10_000);
+  }
+
+  /** How many validated tokens are kept now. */
+  get acceptedTokenCount(): number {
+    return this.accepted.size;
   }
 
   /** What a 401 answers in WWW-Authenticate when no token came. */
@@ -70,6 +83,8 @@ export class TokenValidator {
   /** The principal of an `Authorization` header's bearer token; 401 or 503 otherwise. */
   async principalOf(authorization: string | null): Promise<EntraPrincipal> {
     const token = this.bearerToken(authorization);
+    const known = this.accepted.get(token);
+    if (known !== undefined) return known;
     const jose = loadJose();
     const claims = this.precheck(jose, token);
     const metadata = await this.discovery.get();
@@ -87,7 +102,9 @@ export class TokenValidator {
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ["exp", "tid", "oid"],
       });
-      return principalOf(payload as EntraClaims);
+      const principal = principalOf(payload as EntraClaims);
+      this.accepted.add(token, principal, ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000);
+      return principal;
     } catch (error) {
       if (error instanceof AuthorityUnavailable) throw error;
       throw this.invalid(describeTokenFailure(jose, error));
@@ -148,7 +165,7 @@ export class TokenValidator {
       const remote = jose.createRemoteJWKSet(jwksUri, {
         timeoutDuration: 5000,
         cooldownDuration: 30_000,
-        cacheMaxAge: 10 * 60_000,
+        cacheMaxAge: KEY_SET_MAX_AGE_MS,
       });
       const resolve: JWTVerifyGetKey = async (header, token) => {
         try {
