@@ -1,8 +1,12 @@
+export type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/core-auth";
 export { AssessmentsClient } from "./assessments-client";
 export { AUTO_NAME_SUFFIX_LENGTH, autoName, randomSuffix } from "./auto-name";
 export type {
   ApiVersions,
   CallOptions,
+  ConnectionOptions,
+  CredentialAuthentication,
+  KeyAuthentication,
   ListOptions,
   MatchOptions,
   PageOptions,
@@ -25,9 +29,13 @@ export {
   type ProjectRef,
   parseEndpointId,
   parseTwinsInstanceId,
+  ROLE_ASSIGNMENTS_SEGMENT,
+  roleAssignmentPath,
   type TwinsInstanceRef,
   twinsInstanceId,
 } from "./resource-paths";
+export { RoleAssignmentsClient } from "./role-assignments-client";
 export { ServiceError } from "./service-error";
+export { staticTokenCredential } from "./static-token-credential";
 export { TwinServiceClient } from "./twin-service-client";
 export type * from "./types";
