@@ -28,6 +28,7 @@ export {
   endpointId,
   type ProjectRef,
   parseEndpointId,
+  parseRoleAssignmentId,
   parseTwinsInstanceId,
   ROLE_ASSIGNMENTS_SEGMENT,
   roleAssignmentPath,
@@ -35,6 +36,7 @@ export {
   twinsInstanceId,
 } from "./resource-paths";
 export { RoleAssignmentsClient } from "./role-assignments-client";
+export { BUILT_IN_ROLE_IDS, roleDefinitionGuid } from "./role-definitions";
 export { ServiceError } from "./service-error";
 export { staticTokenCredential } from "./static-token-credential";
 export { TwinServiceClient } from "./twin-service-client";

@@ -135,3 +135,12 @@ export function roleAssignmentPath(scope: string, name?: string): string {
   const collection = `${scopePath(scope)}/${ROLE_ASSIGNMENTS_SEGMENT}`;
   return name === undefined ? collection : `${collection}/${segment(name, "role assignment name")}`;
 }
+
+const ROLE_ASSIGNMENT_ID = /^(.*)\/providers\/Microsoft\.Authorization\/roleAssignments\/([^/]+)$/i;
+
+/** The scope (`/` at the root) and name of a role assignment's id; undefined for any other id. */
+export function parseRoleAssignmentId(id: string): { scope: string; name: string } | undefined {
+  const match = ROLE_ASSIGNMENT_ID.exec(id);
+  if (!match || (match[1] !== "" && !match[1]?.startsWith("/"))) return undefined;
+  return { scope: match[1] === "" ? "/" : (match[1] as string), name: match[2] as string };
+}
