@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type * as client from "../../client";
 import { ROLE_ASSIGNMENTS_SEGMENT as CLIENT_SEGMENT } from "../../client/resource-paths";
+import { BUILT_IN_ROLE_IDS } from "../../client/role-definitions";
 import type { clusterAssessmentSchema } from "../../src/assessments/assessment-schema";
 import { BUILT_IN_ROLES } from "../../src/auth/role-definitions";
 import type { queueEndpointSchema } from "../../src/endpoints/endpoint-schema";
@@ -47,6 +48,9 @@ describe("the client's types", () => {
       "Assessment Writer",
     ];
     expect(names).toEqual(BUILT_IN_ROLES.map((role) => role.roleName));
+    expect(Object.entries(BUILT_IN_ROLE_IDS)).toEqual(
+      BUILT_IN_ROLES.map((role) => [role.roleName, role.name]),
+    );
     expect(CLIENT_SEGMENT).toBe(ROLE_ASSIGNMENTS_SEGMENT);
   });
 });
