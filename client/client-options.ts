@@ -1,12 +1,48 @@
+import type { TokenCredential } from "@azure/core-auth";
 import type { ProxySettings } from "@azure/core-rest-pipeline";
-import { ASSESSMENT_API_VERSIONS, newestApiVersion, RESOURCE_API_VERSIONS } from "../src/common/api-versions";
+import {
+  ASSESSMENT_API_VERSIONS,
+  newestApiVersion,
+  RESOURCE_API_VERSIONS,
+  ROLE_ASSIGNMENT_API_VERSIONS,
+} from "../src/common/api-versions";
 
-/** How a TwinServiceClient reaches the service and how it retries. */
-export interface TwinServiceClientOptions {
-  /** The service's base URL, e.g. `https://<app>.azurewebsites.net` or `http://127.0.0.1:7071`. */
-  endpoint: string;
+/**
+ * How a TwinServiceClient reaches the service, how it proves who calls, and how it retries: with a
+ * Microsoft Entra ID token (`credential`, for a service running with AUTH_MODE=entra) or a Functions
+ * key (`key`, for one running with AUTH_MODE=keys), never both.
+ */
+export type TwinServiceClientOptions = ConnectionOptions & (KeyAuthentication | CredentialAuthentication);
+
+/** A Functions key, sent as `x-functions-key`. */
+export interface KeyAuthentication {
   /** A function key (or the master key: the assessment write path takes only that). Never logged. */
   key: string;
+  credential?: never;
+  credentialScopes?: never;
+}
+
+/** A bearer token from a TokenCredential, sent as `Authorization: Bearer …`. */
+export interface CredentialAuthentication {
+  /**
+   * Where tokens come from: any `@azure/core-auth` TokenCredential, e.g. `new DefaultAzureCredential()`
+   * from `@azure/identity`. Asked again before a token expires. Tokens are never logged, and go only
+   * over https, or plain http to loopback (localhost, 127.0.0.0/8, [::1]): any other http endpoint is
+   * refused when the client is made.
+   */
+  credential: TokenCredential;
+  /**
+   * What the tokens are for: the service's application, `api://<its client id>/.default` (or
+   * `<its client id>/.default`); the service's AUTH_AUDIENCE names it. Required: there is no
+   * default, each deployment has its own application.
+   */
+  credentialScopes: string | string[];
+  key?: never;
+}
+
+export interface ConnectionOptions {
+  /** The service's base URL, e.g. `https://<app>.azurewebsites.net` or `http://127.0.0.1:7071`. */
+  endpoint: string;
   /** Used where a resource path needs a subscription and the call does not name one. */
   subscriptionId?: string;
   /** The api-version sent with each request; defaults to the newest each resource type supports. */
@@ -30,6 +66,8 @@ export interface ApiVersions {
   resources?: string;
   /** ClusterAssessment: `2023-04-01-preview`, `2023-05-01-preview` or `2023-09-09-preview`. */
   assessments?: string;
+  /** Role assignments: `2022-04-01`. */
+  roleAssignments?: string;
 }
 
 /**
@@ -91,6 +129,7 @@ export interface PageOptions extends ListOptions {
 export const DEFAULT_API_VERSIONS: Required<ApiVersions> = {
   resources: newestApiVersion(RESOURCE_API_VERSIONS),
   assessments: newestApiVersion(ASSESSMENT_API_VERSIONS),
+  roleAssignments: newestApiVersion(ROLE_ASSIGNMENT_API_VERSIONS),
 };
 
 export const DEFAULT_RETRY: Required<RetryOptions> = {

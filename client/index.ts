@@ -1,8 +1,12 @@
+export type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/core-auth";
 export { AssessmentsClient } from "./assessments-client";
 export { AUTO_NAME_SUFFIX_LENGTH, autoName, randomSuffix } from "./auto-name";
 export type {
   ApiVersions,
   CallOptions,
+  ConnectionOptions,
+  CredentialAuthentication,
+  KeyAuthentication,
   ListOptions,
   MatchOptions,
   PageOptions,
@@ -24,10 +28,16 @@ export {
   endpointId,
   type ProjectRef,
   parseEndpointId,
+  parseRoleAssignmentId,
   parseTwinsInstanceId,
+  ROLE_ASSIGNMENTS_SEGMENT,
+  roleAssignmentPath,
   type TwinsInstanceRef,
   twinsInstanceId,
 } from "./resource-paths";
+export { RoleAssignmentsClient } from "./role-assignments-client";
+export { BUILT_IN_ROLE_IDS, roleDefinitionGuid } from "./role-definitions";
 export { ServiceError } from "./service-error";
+export { staticTokenCredential } from "./static-token-credential";
 export { TwinServiceClient } from "./twin-service-client";
 export type * from "./types";

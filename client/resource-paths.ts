@@ -113,3 +113,34 @@ export function assessmentPath(ref: AssessmentRef, defaultSubscriptionId: string
   const project = projectRef(ref, defaultSubscriptionId);
   return CLUSTER_ASSESSMENT_PATH.id({ ...project, assessmentName: ref.assessmentName }, encode);
 }
+
+/** Where a scope's role assignments live, below the scope (the service's ROLE_ASSIGNMENTS_SEGMENT). */
+export const ROLE_ASSIGNMENTS_SEGMENT = "providers/Microsoft.Authorization/roleAssignments";
+
+/**
+ * A scope as a URL path: `/` (everything), `/authenticationProfiles[/{name}]`, or an ARM resource id
+ * (a subscription, a resource group, a resource, or a child of one), each segment encoded.
+ */
+function scopePath(scope: string): string {
+  if (typeof scope !== "string" || !scope.startsWith("/")) {
+    throw new RangeError("scope must be a path that starts with '/': '/', '/subscriptions/{id}', …");
+  }
+  if (scope === "/") return "";
+  const segments = scope.replace(/\/$/, "").slice(1).split("/");
+  return segments.map((value) => `/${segment(value, "each segment of scope")}`).join("");
+}
+
+/** `{scope}/providers/Microsoft.Authorization/roleAssignments[/{name}]` (no scope path at the root). */
+export function roleAssignmentPath(scope: string, name?: string): string {
+  const collection = `${scopePath(scope)}/${ROLE_ASSIGNMENTS_SEGMENT}`;
+  return name === undefined ? collection : `${collection}/${segment(name, "role assignment name")}`;
+}
+
+const ROLE_ASSIGNMENT_ID = /^(.*)\/providers\/Microsoft\.Authorization\/roleAssignments\/([^/]+)$/i;
+
+/** The scope (`/` at the root) and name of a role assignment's id; undefined for any other id. */
+export function parseRoleAssignmentId(id: string): { scope: string; name: string } | undefined {
+  const match = ROLE_ASSIGNMENT_ID.exec(id);
+  if (!match || (match[1] !== "" && !match[1]?.startsWith("/"))) return undefined;
+  return { scope: match[1] === "" ? "/" : (match[1] as string), name: match[2] as string };
+}

@@ -45,6 +45,9 @@ export class ServiceError extends Error {
 
   constructor(init: ServiceErrorInit) {
     super(`${init.code}: ${init.message}`);
+    // Pulumi's closure serializer (this class runs in dynamic providers) rebuilds it as a function
+    // whose super call does not initialise this object, and the provider host reports e.message.
+    this.message = `${init.code}: ${init.message}`;
     this.name = "ServiceError";
     this.status = init.status;
     this.code = init.code;

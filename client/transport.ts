@@ -7,12 +7,14 @@ import {
   type Pipeline,
   type PipelineRequest,
   type PipelineResponse,
-  type ProxySettings,
+  proxyPolicyName,
   redirectPolicyName,
   retryPolicy,
 } from "@azure/core-rest-pipeline";
-import { createClientLogger } from "@azure/logger";
-import type { RetryOptions } from "./client-options";
+import { type AzureLogger, createClientLogger } from "@azure/logger";
+import { loopbackBearerPolicy } from "./bearer-policy";
+import { type CallerAuthentication, callerAuthentication } from "./caller-authentication";
+import type { ConnectionOptions, CredentialAuthentication, KeyAuthentication } from "./client-options";
 import {
   type CallRetryScope,
   perTryTimeoutPolicy,
@@ -34,20 +36,18 @@ export interface HttpCall {
   headers?: Record<string, string | undefined>;
   /** Statuses that are answers rather than errors (e.g. 304 for a conditional read). */
   expect: readonly number[];
-  /** Sent without the key (`/health`): the key goes only where it is needed. */
+  /** Sent without the key or token (`/health`): they go only where they are needed. */
   anonymous?: boolean;
   /** Answer a 429/503 at once instead of retrying it (a readiness probe wants the answer). */
   noRetry?: boolean;
   signal?: AbortSignal | undefined;
 }
 
-export interface TransportOptions {
-  endpoint: string;
-  key: string;
-  retry?: RetryOptions;
-  userAgentOptions?: { userAgentPrefix?: string };
-  proxyOptions?: ProxySettings;
-}
+export type TransportOptions = Pick<
+  ConnectionOptions,
+  "endpoint" | "retry" | "userAgentOptions" | "proxyOptions"
+> &
+  (KeyAuthentication | CredentialAuthentication);
 
 /** The @azure/logger namespace: `AZURE_LOG_LEVEL=info` logs each try as `azure:<this>:info …`. */
 export const LOGGER_NAME = "twin-resource-service-client";
@@ -55,7 +55,8 @@ export const LOGGER_NAME = "twin-resource-service-client";
 /**
  * What a log line (and a trace span's URL) may show besides core-rest-pipeline's own allow-lists;
  * every other header and query value is written as REDACTED. The key travels as `x-functions-key`
- * (or, on Azure's side, a `code` query parameter): neither is, nor may ever be, on these lists.
+ * (or, on Azure's side, a `code` query parameter), a token as `Authorization`: none of them is, nor
+ * may ever be, on these lists.
  */
 export const LOGGED_HEADER_NAMES: readonly string[] = ["retry-after-ms", "x-ms-retry-after-ms"];
 export const LOGGED_QUERY_PARAMETERS: readonly string[] = ["$top", "$skipToken"];
@@ -64,28 +65,29 @@ export const LOGGED_QUERY_PARAMETERS: readonly string[] = ["$top", "$skipToken"]
  * Sends calls to the service through an Azure SDK pipeline (@azure/core-rest-pipeline), in policy
  * order: proxy (HTTPS_PROXY or `proxyOptions`), User-Agent, the retry policy (429/503 honouring
  * Retry-After; network failures of idempotent calls), a span per try (@azure/core-tracing: a
- * no-op unless OpenTelemetry is set up), the per-try timeout, and a log line per try with headers
- * and query values redacted (@azure/logger, AZURE_LOG_LEVEL). Redirects are not followed, so the
- * key never leaves the endpoint. Refused answers become ServiceErrors; a call that cannot reach
+ * no-op unless OpenTelemetry is set up), the per-try timeout, the bearer token (with a
+ * credential: see loopbackBearerPolicy), and a log line per try with headers and query values
+ * redacted (@azure/logger, AZURE_LOG_LEVEL). Redirects are not followed, so the key or token never
+ * leaves the endpoint. Refused answers become ServiceErrors; a call that cannot reach
  * the service rejects with the pipeline's RestError (`code`: ECONNRESET, ECONNREFUSED, ETIMEDOUT, …).
  */
 export class Transport {
   private readonly base: URL;
-  private readonly key: string;
+  private readonly authentication: CallerAuthentication;
   private readonly pipeline: Pipeline;
   private readonly httpClient: HttpClient;
   /** The call each request in flight was made for, for the retry strategy. */
   private readonly scopes: WeakMap<PipelineRequest, CallRetryScope>;
+  /** The requests in flight that go without the key or token. */
+  private readonly anonymous: WeakSet<PipelineRequest>;
 
   constructor(options: TransportOptions) {
     this.base = parseEndpoint(options.endpoint);
-    if (typeof options.key !== "string" || options.key === "") {
-      throw new TypeError("key must be a non-empty string (a function key, or the master key)");
-    }
-    this.key = options.key;
+    this.authentication = callerAuthentication(options, this.base);
     // Assigned here, not as a field initializer: Pulumi's closure serializer (this class runs in
     // dynamic providers) rebuilds a class from its constructor and methods, and drops initializers.
     this.scopes = new WeakMap();
+    this.anonymous = new WeakSet();
     const retry = resolveRetryOptions(options.retry);
     const logger = createClientLogger(LOGGER_NAME);
     const ownAgent = `${USER_AGENT_NAME}/${CLIENT_VERSION}`;
@@ -110,7 +112,35 @@ export class Transport {
       { phase: "Retry" },
     );
     this.pipeline.addPolicy(perTryTimeoutPolicy(retry.tryTimeoutMs), { afterPhase: "Retry" });
+    this.signRequests(options, logger);
     this.httpClient = createDefaultHttpClient();
+  }
+
+  /**
+   * With a credential, a token on every call that needs one. Over plain http (loopback only) the
+   * request goes straight to the endpoint, never through a proxy: a proxy is a hop that would see
+   * the token in clear text, and it may not even be on this machine.
+   */
+  private signRequests(options: TransportOptions, logger: AzureLogger): void {
+    const authentication = this.authentication;
+    if (authentication.kind !== "credential") return;
+    if (this.base.protocol === "http:") {
+      if (options.proxyOptions) {
+        throw new TypeError(
+          "A token is not sent through a proxy over plain http: use https, or no proxyOptions",
+        );
+      }
+      this.pipeline.removePolicy({ name: proxyPolicyName });
+    }
+    this.pipeline.addPolicy(
+      loopbackBearerPolicy({
+        credential: authentication.credential,
+        scopes: authentication.scopes,
+        needsToken: (request) => !this.anonymous.has(request),
+        logger,
+      }),
+      { phase: "Sign" },
+    );
   }
 
   /** A URL under the endpoint: `path` is made of already-encoded segments. */
@@ -144,6 +174,7 @@ export class Transport {
   async send(call: HttpCall): Promise<Response> {
     const request = this.request(call);
     this.scopes.set(request, { expect: call.expect, ...(call.noRetry && { noRetry: true }) });
+    if (call.anonymous) this.anonymous.add(request);
     let answer: PipelineResponse;
     try {
       answer = await this.pipeline.sendRequest(this.httpClient, request);
@@ -159,7 +190,9 @@ export class Transport {
 
   private request(call: HttpCall): PipelineRequest {
     const headers = createHttpHeaders({ accept: "application/json" });
-    if (!call.anonymous) headers.set("x-functions-key", this.key);
+    if (!call.anonymous && this.authentication.kind === "key") {
+      headers.set("x-functions-key", this.authentication.key);
+    }
     for (const [name, value] of Object.entries(call.headers ?? {})) {
       if (value !== undefined) headers.set(name, value);
     }

@@ -172,3 +172,40 @@ export interface HealthReport {
   status: "ok" | "unavailable";
   checks: Record<string, "ok" | "unavailable">;
 }
+
+/** The service's built-in roles: Owner (everything), Contributor (all but role assignments), Reader, and two of its own. */
+export type BuiltInRoleName = "Owner" | "Contributor" | "Reader" | "Twin Events Sender" | "Assessment Writer";
+
+/** Who a role assignment is for: informational, `User` when not given. */
+export type PrincipalType = "User" | "ServicePrincipal" | "Group";
+
+/** A role held by a principal at a scope and below it. */
+export interface RoleAssignment {
+  /** `{scope}/providers/Microsoft.Authorization/roleAssignments/{name}` (`/providers/…` at the root). */
+  id: string;
+  /** A GUID. */
+  name: string;
+  type: "Microsoft.Authorization/roleAssignments";
+  /** `/`, `/authenticationProfiles[/{name}]` or an ARM resource id. */
+  scope: string;
+  /** The object id of the user, group or service principal (`oid` in its tokens). */
+  principalId: string;
+  principalType: string;
+  /** `/providers/Microsoft.Authorization/roleDefinitions/{guid}`. */
+  roleDefinitionId: string;
+  roleDefinitionName: string;
+  systemData: SystemData;
+}
+
+/** A role assignment to create: the principal, and the role by name or by id (one of them). */
+export type RoleAssignmentInput = {
+  principalId: string;
+  principalType?: PrincipalType;
+} & (
+  | { roleDefinitionName: BuiltInRoleName; roleDefinitionId?: never }
+  | {
+      /** `/providers/Microsoft.Authorization/roleDefinitions/{guid}`, or the GUID alone. */
+      roleDefinitionId: string;
+      roleDefinitionName?: never;
+    }
+);

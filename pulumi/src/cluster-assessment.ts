@@ -1,12 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
-import { TwinServiceClient } from "../../client/twin-service-client";
 import type {
   AssessmentScope,
   ClusterAssessmentDetails,
   ClusterAssessmentSettings,
   SystemData,
 } from "../../client/types";
-import { CONFIG_NAMESPACE, ENVIRONMENT } from "./service-connection";
+import { programConfiguredConnection, serviceClient } from "./service-connection";
 
 export interface GetClusterAssessmentOperationArgs {
   assessmentName: string;
@@ -19,7 +18,10 @@ export interface GetClusterAssessmentOperationArgs {
   apiVersion?: string;
   /** Default: stack config `twin-resource-service:endpoint`, else `TWIN_SERVICE_ENDPOINT`. */
   serviceEndpoint?: string;
-  /** Default: stack config `twin-resource-service:key`, else `TWIN_SERVICE_KEY`. */
+  /**
+   * Default: the stack config's key or token, else `TWIN_SERVICE_KEY` or `TWIN_SERVICE_TOKEN`, else
+   * a token from DefaultAzureCredential for `twin-resource-service:scope` (or `TWIN_SERVICE_SCOPE`).
+   */
   serviceKey?: string;
 }
 
@@ -40,35 +42,27 @@ export interface GetClusterAssessmentOperationResult {
   readonly scope?: AssessmentScope;
 }
 
-/** Reads a config value as is: `Config.get` warns on secrets, and this value is never shown. */
-function configured(name: string): string | undefined {
-  return pulumi.runtime.getConfig(`${CONFIG_NAMESPACE}:${name}`);
-}
-
 /**
  * Reads one cluster assessment. It runs in the program (dynamic providers serve no invokes), so
- * `opts` is accepted for the usual signature and otherwise unused.
+ * `opts` is accepted for the usual signature and otherwise unused. A plain async function: it works
+ * outside a Pulumi program too (no stack config there; the arguments and the environment serve).
+ * The stack config is read as is (`Config.get` warns on secrets, and these values are never shown).
  */
 export async function getClusterAssessmentOperation(
   args: GetClusterAssessmentOperationArgs,
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetClusterAssessmentOperationResult> {
-  const endpoint = args.serviceEndpoint ?? configured("endpoint") ?? process.env[ENVIRONMENT.endpoint];
-  const key = args.serviceKey ?? configured("key") ?? process.env[ENVIRONMENT.key];
-  const subscriptionId =
-    args.subscriptionId ?? configured("subscriptionId") ?? process.env[ENVIRONMENT.subscriptionId];
-  if (!endpoint || !key) {
-    throw new Error(
-      `getClusterAssessmentOperation: set ${CONFIG_NAMESPACE}:endpoint and ${CONFIG_NAMESPACE}:key, ` +
-        `or ${ENVIRONMENT.endpoint} and ${ENVIRONMENT.key}.`,
-    );
-  }
-  const client = new TwinServiceClient({
-    endpoint,
-    key,
-    ...(subscriptionId !== undefined && { subscriptionId }),
-    ...(args.apiVersion !== undefined && { apiVersion: { assessments: args.apiVersion } }),
-  });
+  const client = serviceClient(
+    {
+      ...(args.serviceEndpoint !== undefined && { serviceEndpoint: args.serviceEndpoint }),
+      ...(args.serviceKey !== undefined && { serviceKey: args.serviceKey }),
+    },
+    programConfiguredConnection((key) => pulumi.runtime.getConfig(key)),
+    {
+      subscriptionId: args.subscriptionId,
+      ...(args.apiVersion !== undefined && { apiVersion: { assessments: args.apiVersion } }),
+    },
+  );
   const assessment = await client.assessments.get({
     resourceGroupName: args.resourceGroupName,
     projectName: args.projectName,

@@ -17,4 +17,5 @@ export {
   type QueueEndpointState,
 } from "./queue-endpoint";
 export type { ServiceConnectionArgs } from "./resource-connection";
+export { RoleAssignment, type RoleAssignmentArgs, type RoleAssignmentState } from "./role-assignment";
 export { CONFIG_NAMESPACE, ENVIRONMENT } from "./service-connection";

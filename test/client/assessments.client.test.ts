@@ -25,7 +25,7 @@ describe("the write path", () => {
     expect(created).toMatchObject({
       name: "written",
       type: "Microsoft.Migrate/assessmentProjects/clusterAssessments",
-      systemData: { createdBy: "master key", createdByType: "Key" },
+      systemData: { createdBy: "_master", createdByType: "Key" },
     });
     expect(created.etag).toBe(created.eTag);
     expect((await writer.assessments.put(ref, ASSESSMENT_INPUT)).created).toBe(false);

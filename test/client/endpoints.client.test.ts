@@ -7,6 +7,7 @@ import {
   DEAD_LETTER,
   ENDPOINT_INPUT,
   instanceId,
+  keySystemData,
   PRIMARY_KEY,
   rejection,
   SECRETS,
@@ -36,6 +37,7 @@ describe("create, read, update, delete", () => {
       deadLetterStorageSecret: "https://deadletters.blob.core.windows.net/dead-letters?***",
       etag: expect.stringMatching(/^".+"$/),
       created: true,
+      systemData: keySystemData(),
     });
     for (const secret of SECRETS) expect(JSON.stringify(created)).not.toContain(secret);
   });

@@ -1,4 +1,4 @@
-import { TwinServiceClient, type TwinServiceClientOptions } from "../../client";
+import { type ConnectionOptions, TwinServiceClient } from "../../client";
 import type { ClusterAssessmentInput, QueueEndpointInput } from "../../client/types";
 import { FUNCTION_KEY, MASTER_KEY, type TestHost } from "../support/test-host";
 
@@ -57,12 +57,24 @@ export const ASSESSMENT_INPUT: ClusterAssessmentInput = {
   scope: { serverGroupId: "web-servers" },
 };
 
+/** The systemData of a write made with a Functions key: `default` (a function key) or `_master`. */
+export function keySystemData(keyName: "default" | "_master" = "default") {
+  return {
+    createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    createdBy: keyName,
+    createdByType: "Key",
+    lastModifiedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    lastModifiedBy: keyName,
+    lastModifiedByType: "Key",
+  };
+}
+
 export const SUBSCRIPTION_ID = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
 
 /** A client of the test host, with the function key unless told otherwise. */
 export function clientFor(
   host: TestHost,
-  options: Partial<TwinServiceClientOptions> = {},
+  options: Partial<ConnectionOptions> & { key?: string } = {},
 ): TwinServiceClient {
   return new TwinServiceClient({ endpoint: host.baseUrl, key: FUNCTION_KEY, ...options });
 }

@@ -5,10 +5,10 @@ import * as path from "node:path";
 import { inspect } from "node:util";
 import type { Instrumenter, TracingContext, TracingSpan } from "@azure/core-tracing";
 import {
+  type ConnectionOptions,
   DEFAULT_API_VERSIONS,
   type RetryOptions,
   TwinServiceClient,
-  type TwinServiceClientOptions,
 } from "../../client";
 import { LOGGED_HEADER_NAMES, LOGGED_QUERY_PARAMETERS } from "../../client/transport";
 import { CLIENT_VERSION } from "../../client/version";
@@ -126,7 +126,7 @@ async function resettingProxy(targetPort: number, resetRequests: number[]): Prom
   return state;
 }
 
-function client(endpoint: string, retry: RetryOptions = {}, options: Partial<TwinServiceClientOptions> = {}) {
+function client(endpoint: string, retry: RetryOptions = {}, options: Partial<ConnectionOptions> = {}) {
   return new TwinServiceClient({ endpoint, key: KEY, retry: { defaultDelayMs: 20, ...retry }, ...options });
 }
 
@@ -321,7 +321,39 @@ describe("logging (@azure/logger, AZURE_LOG_LEVEL)", () => {
     expect(scripted.arrivals).toHaveLength(2);
   });
 
-  it("never allows the key header or the `code` query parameter into a log", () => {
+  it("logs a token's Authorization header REDACTED, and the token nowhere", async () => {
+    const token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJsb2dnZWQifQ.c2lnbmF0dXJlLW5vdC10by1sb2c";
+    const scripted = await scriptedServer([
+      { status: 503, headers: { "retry-after-ms": "10" }, body: {} },
+      { status: 401, body: { error: { code: "InvalidAuthenticationToken", message: "Bad token." } } },
+    ]);
+    process.env.AZURE_LOG_LEVEL = "info";
+    const { logger, clientModule } = isolated(() => ({
+      logger: require("@azure/logger") as typeof import("@azure/logger"),
+      clientModule: require("../../client") as typeof import("../../client"),
+    }));
+    const lines: string[] = [];
+    logger.AzureLogger.log = (...args: unknown[]) => lines.push(args.map(String).join(" "));
+    const isolatedClient = new clientModule.TwinServiceClient({
+      endpoint: scripted.url,
+      credential: clientModule.staticTokenCredential(token),
+      credentialScopes: "api://service/.default",
+    });
+    const error = await rejection(() => isolatedClient.profiles.get("p"));
+
+    const log = lines.join("\n");
+    expect(log).toContain('"authorization": "REDACTED"');
+    expect(log).not.toContain(token);
+    expect(log).not.toContain("c2lnbmF0dXJlLW5vdC10by1sb2c");
+    expect(inspect(error, { depth: 8 })).not.toContain(token);
+    expect(scripted.arrivals.map((arrival) => arrival.headers.authorization)).toEqual([
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+    ]);
+  });
+
+  it("never allows the key header, the Authorization header or the `code` query parameter into a log", () => {
+    expect(LOGGED_HEADER_NAMES.map((name) => name.toLowerCase())).not.toContain("authorization");
     expect(LOGGED_HEADER_NAMES.map((name) => name.toLowerCase())).not.toContain("x-functions-key");
     expect(LOGGED_QUERY_PARAMETERS.map((name) => name.toLowerCase())).not.toContain("code");
   });

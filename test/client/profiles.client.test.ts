@@ -1,6 +1,6 @@
 import { ServiceError, TwinServiceClient } from "../../client";
 import { startTestHost, type TestHost } from "../support/test-host";
-import { clientFor, collect, rejection, SAMPLE_PROFILE_CONTENT } from "./fixtures";
+import { clientFor, collect, keySystemData, rejection, SAMPLE_PROFILE_CONTENT } from "./fixtures";
 
 // The client's AuthenticationProfile calls against the local stack (docs/api.md).
 let host: TestHost;
@@ -20,6 +20,7 @@ describe("create, read, update, delete", () => {
       authenticationProfileContent: "{}",
       etag: expect.stringMatching(/^".+"$/),
       created: true,
+      systemData: keySystemData(),
     });
     const replaced = await client.profiles.put("warehouse-sso", {
       authenticationProfileContent: SAMPLE_PROFILE_CONTENT,
@@ -39,6 +40,7 @@ describe("create, read, update, delete", () => {
       authenticationProfileName: "readable",
       authenticationProfileContent: SAMPLE_PROFILE_CONTENT,
       etag: written.etag,
+      systemData: written.systemData,
     });
   });
 
@@ -113,6 +115,7 @@ describe("conditional requests", () => {
       authenticationProfileName: "cached",
       authenticationProfileContent: '{"App_ID":"4"}',
       etag: changed.etag,
+      systemData: changed.systemData,
     });
   });
 });

@@ -1,16 +1,26 @@
 import type { z } from "zod";
 import type * as client from "../../client";
+import { ROLE_ASSIGNMENTS_SEGMENT as CLIENT_SEGMENT } from "../../client/resource-paths";
+import { BUILT_IN_ROLE_IDS } from "../../client/role-definitions";
 import type { clusterAssessmentSchema } from "../../src/assessments/assessment-schema";
+import { BUILT_IN_ROLES } from "../../src/auth/role-definitions";
 import type { queueEndpointSchema } from "../../src/endpoints/endpoint-schema";
 import type { healthReportSchema } from "../../src/health/health-check";
 import type { redeliverResultSchema } from "../../src/http/routes/endpoint-actions";
 import type { authenticationProfileSchema } from "../../src/profiles/profile-schema";
+import { ROLE_ASSIGNMENTS_SEGMENT } from "../../src/role-assignments/assignment-scopes";
+import type {
+  roleAssignmentPutSchema,
+  roleAssignmentSchema,
+} from "../../src/role-assignments/role-assignment-schema";
 
 /**
  * The client writes its types out rather than importing the service's (which would pull the
  * service's runtime in); this holds them in step. It fails to compile when either side drifts.
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Every value of A is a value of B: what the client sends, the service takes. */
+type Within<A, B> = [A] extends [B] ? true : false;
 const holds = <T extends true>(): T => true as T;
 
 describe("the client's types", () => {
@@ -21,6 +31,26 @@ describe("the client's types", () => {
       holds<Same<client.ClusterAssessment, z.infer<typeof clusterAssessmentSchema>>>(),
       holds<Same<client.HealthReport, z.infer<typeof healthReportSchema>>>(),
       holds<Same<client.RedeliveryResult, z.infer<typeof redeliverResultSchema>>>(),
-    ]).toEqual([true, true, true, true, true]);
+      holds<Same<client.RoleAssignment, z.infer<typeof roleAssignmentSchema>>>(),
+    ]).toEqual([true, true, true, true, true, true]);
+  });
+
+  it("send role assignments the service takes", () => {
+    expect(holds<Within<client.RoleAssignmentInput, z.input<typeof roleAssignmentPutSchema>>>()).toBe(true);
+  });
+
+  it("name the service's built-in roles, and its role-assignment path", () => {
+    const names: client.BuiltInRoleName[] = [
+      "Owner",
+      "Contributor",
+      "Reader",
+      "Twin Events Sender",
+      "Assessment Writer",
+    ];
+    expect(names).toEqual(BUILT_IN_ROLES.map((role) => role.roleName));
+    expect(Object.entries(BUILT_IN_ROLE_IDS)).toEqual(
+      BUILT_IN_ROLES.map((role) => [role.roleName, role.name]),
+    );
+    expect(CLIENT_SEGMENT).toBe(ROLE_ASSIGNMENTS_SEGMENT);
   });
 });

@@ -4,9 +4,10 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { AuthenticationProfileProvider } from "../../pulumi/src/authentication-profile-provider";
 import { QueueEndpointProvider } from "../../pulumi/src/queue-endpoint-provider";
+import { RoleAssignmentProvider } from "../../pulumi/src/role-assignment-provider";
 import { ENVIRONMENT } from "../../pulumi/src/service-connection";
 import { ENDPOINT_INPUT, instanceId, SECRETS } from "../client/fixtures";
-import { FUNCTION_KEY, startTestHost, type TestHost } from "../support/test-host";
+import { FUNCTION_KEY, MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 
 // Pulumi serializes a dynamic provider into the state and runs it, deserialized, in its own
 // process. This does the same: serializeFunction as pulumi.dynamic.Resource calls it, then the
@@ -14,6 +15,7 @@ import { FUNCTION_KEY, startTestHost, type TestHost } from "../support/test-host
 const providers = {
   AuthenticationProfileProvider: () => new AuthenticationProfileProvider(),
   QueueEndpointProvider: () => new QueueEndpointProvider(),
+  RoleAssignmentProvider: () => new RoleAssignmentProvider(),
 };
 
 let host: TestHost;
@@ -82,6 +84,40 @@ describe("a deserialized provider runs against the service", () => {
     await provider.delete(created.id, updated.outs);
     // Recognising the service's 404 relies on the error class surviving serialization.
     expect(await provider.read(created.id)).toEqual({});
+  });
+
+  it("a refusal keeps the service's message and code (the provider host reports e.message)", async () => {
+    const provider = load<AuthenticationProfileProvider>(
+      (await serialize(new AuthenticationProfileProvider())).text,
+      "profile-refusal",
+    );
+    const inputs = { authenticationProfileName: "twice", authenticationProfileContent: "{}" };
+    await provider.create(inputs);
+    const error = await provider.create(inputs).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 412, code: "PreconditionFailed" });
+    expect((error as Error).message).toMatch(/^PreconditionFailed: ./);
+  });
+
+  it("RoleAssignment: check names it with a GUID, create, read, delete (the master key under keys)", async () => {
+    const provider = load<RoleAssignmentProvider>(
+      (await serialize(new RoleAssignmentProvider())).text,
+      "role-assignment-run",
+    );
+    const { inputs } = await provider.check(
+      {},
+      {
+        scope: "/authenticationProfiles",
+        principalId: "6d1f0f8e-2b7a-4c3e-9f10-3a4b5c6d7e8f",
+        roleDefinitionName: "Reader",
+        serviceKey: MASTER_KEY,
+      },
+    );
+    expect(inputs.name).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const created = await provider.create(inputs);
+    expect(created.outs.roleDefinitionName).toBe("Reader");
+    expect((await provider.read(created.id, created.outs)).props?.name).toBe(inputs.name);
+    await provider.delete(created.id, created.outs);
+    expect(await provider.read(created.id, created.outs)).toEqual({});
   });
 
   it("QueueEndpoint: check names it, create keeps the real secrets, delete removes it", async () => {
