@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { ASSESSMENT_TYPE } from "../../src/assessments/assessment-path";
+import { BUILT_IN_ROLES } from "../../src/auth/role-definitions";
 import { MAX_EVENT_BYTES } from "../../src/events/queue-message";
 import type { RouteDefinition } from "../../src/http/route";
 import { CREDENTIAL_KEYS } from "../../src/profiles/profile-content";
@@ -150,6 +151,27 @@ const groups: Group[] = [
   },
 ];
 
+groups.push({
+  name: "role assignments",
+  tags: ["RoleAssignment"],
+  weight: 1.5,
+  spec: {
+    bodyOverrides: {
+      principalId: fc.uuid(),
+      roleDefinitionName: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...BUILT_IN_ROLES.map((role) => role.roleName)) },
+        { weight: 1, arbitrary: fc.string() },
+      ),
+      roleDefinitionId: rarely(
+        fc.constantFrom(
+          ...BUILT_IN_ROLES.map((role) => `/providers/Microsoft.Authorization/roleDefinitions/${role.name}`),
+        ),
+      ),
+      systemData: rarely(fc.constant({})),
+    },
+  },
+});
+
 const MODES: { mode: Mode; weight: number }[] = [
   { mode: "valid", weight: 0.4 },
   { mode: "mutated", weight: 0.35 },
@@ -236,6 +258,7 @@ const pools = pathPools(
     resourceGroupName: 2,
     instanceName: 2,
     projectName: 2,
+    roleAssignmentName: 4,
   },
   { authenticationProfileName: 2, endpointName: 2, assessmentName: 2 },
 );
