@@ -101,14 +101,15 @@ describe.each(STEPS)("a crash during compaction at %s", (step) => {
     let stopped = false;
     const beforeWrites = write(first.container, "a", () => stopped);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    await (first.server.store?.compact() as Promise<void>);
+    const store = first.server.store as NonNullable<typeof first.server.store>;
+    await store.compact();
     stopped = true;
     const before = await beforeWrites;
     // These run until the crash: the server answers nothing after it.
     const duringWrites = write(first.container, "b", () => false);
     await new Promise((resolve) => setTimeout(resolve, 150));
     armed = true;
-    const compaction = await (first.server.store?.compact() as Promise<void>).then(
+    const compaction = await store.compact().then(
       () => "finished",
       (error: Error) => error.message,
     );
