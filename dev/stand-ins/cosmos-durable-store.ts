@@ -111,7 +111,12 @@ export class DurableStore {
     return this.run(async () => {
       const next = this.generation + 1;
       const file = await openJournal(this.options.dir, next);
-      this.step("journal-opened");
+      try {
+        this.step("journal-opened");
+      } catch (error) {
+        await file.close();
+        throw error;
+      }
       // One synchronous stretch: the snapshot holds exactly the changes made before the switch.
       const json = snapshotJson(next, dumpChanges(this.account as AccountNode));
       const writer = this.writer as JournalWriter;
@@ -120,7 +125,12 @@ export class DurableStore {
       const old = this.file;
       this.file = file;
       this.generation = next;
-      this.step("switched");
+      try {
+        this.step("switched");
+      } catch (error) {
+        await old.close();
+        throw error;
+      }
       await this.fold(json, upTo, old);
     });
   }
@@ -140,12 +150,15 @@ export class DurableStore {
   }
 
   private async fold(json: string, upTo: number, old: FileHandle | undefined): Promise<void> {
-    await writeSnapshot(this.options.dir, json, () => this.step("snapshot-written"));
-    this.snapshotBytes = json.length;
-    this.step("snapshot-renamed");
-    // The old journal goes only once its last record is written: its changes are in the snapshot.
-    await this.writer?.whenDurable(upTo)?.catch(() => undefined);
-    await old?.close();
+    try {
+      await writeSnapshot(this.options.dir, json, () => this.step("snapshot-written"));
+      this.snapshotBytes = json.length;
+      this.step("snapshot-renamed");
+      // The old journal goes only once its last record is written: its changes are in the snapshot.
+      await this.writer?.whenDurable(upTo)?.catch(() => undefined);
+    } finally {
+      await old?.close().catch(() => undefined);
+    }
     await removeJournalsBefore(this.options.dir, this.generation);
     this.step("done");
   }
