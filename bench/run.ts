@@ -2,6 +2,7 @@ import { benchAuth } from "./auth-bench";
 import { printAuthComparison } from "./auth-report";
 import { benchColdStart } from "./cold-start";
 import { printColdStart } from "./cold-start-report";
+import { benchCosmosJournal, printCosmosJournal } from "./cosmos-journal-bench";
 import { behindRelay, serviceBusPort, spawnDelayRelay } from "./delay-relay-process";
 import { benchDelivery } from "./delivery-bench";
 import { positiveInteger, positiveIntegers } from "./env";
@@ -17,7 +18,7 @@ import { printDelivery, printFanOut, printLatency } from "./report";
  * `npm run bench`: each figure of the project's performance goals next to its baseline, as ranges
  * over several rounds (a round that fails is reported). A benchmark, not a test: it reports, and
  * fails only if it cannot run. Sizes come from the environment (see docs/performance.md);
- * BENCH_ONLY=http,auth,delivery,fanout,latency,coldstart runs some parts.
+ * BENCH_ONLY=cosmos,http,auth,delivery,fanout,latency,coldstart runs some parts.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
@@ -49,14 +50,27 @@ const AUTH = {
   rounds: positiveInteger("BENCH_AUTH_ROUNDS", 5),
 };
 const COLDSTART_ROUNDS = positiveInteger("BENCH_COLDSTART_ROUNDS", 5);
-const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? "http,auth,delivery,fanout,latency,coldstart")
-    .split(",")
-    .map((part) => part.trim()),
-);
+const COSMOS = {
+  writes: positiveInteger("BENCH_COSMOS_WRITES", 2000),
+  concurrencies: positiveIntegers("BENCH_COSMOS_CONCURRENCY", [1, 16]),
+  rounds: ROUNDS,
+};
+const PARTS = ["cosmos", "http", "auth", "delivery", "fanout", "latency", "coldstart"];
+const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
+
+/** Before the stack starts: two Cosmos servers of its own, and nothing else running beside them. */
+async function benchCosmos(): Promise<void> {
+  console.log("");
+  console.log(
+    `Cosmos stand-in: ${COSMOS.writes} creates per store per round through @azure/cosmos, ${COSMOS.concurrencies.join(" and ")} in flight, with its journal (each write on disk before its answer) vs in memory; ${COSMOS.rounds} rounds.`,
+  );
+  printCosmosJournal(await benchCosmosJournal(COSMOS), COSMOS.concurrencies);
+}
 
 async function main(): Promise<void> {
   if (!(RTT_MS >= 0)) throw new Error("BENCH_RTT_MS must be a number of milliseconds, 0 or more");
+  if (ONLY.has("cosmos")) await benchCosmos();
+  if (!PARTS.some((part) => part !== "cosmos" && ONLY.has(part))) return;
   console.log(`Starting the local stack (Cosmos server, Azurite, Service Bus stand-in, local host)...`);
   const warnings = new HostWarnings();
   const direct = await startBenchStack({}, { log: warnings.logger });

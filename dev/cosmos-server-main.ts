@@ -1,77 +1,77 @@
-import * as https from "node:https";
-import { CosmosClient } from "@azure/cosmos";
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
-import { CosmosSnapshotter } from "./cosmos-snapshotter";
-import { cosmosSnapshotFile } from "./local-paths";
+import { displayPath, localDataDir } from "./local-paths";
 import { readPort } from "./stack-plan";
-import { COSMOS_EMULATOR_KEY, startCosmosServer } from "./stand-ins/cosmos-server";
-import { loadSnapshotFile, restoreSnapshot } from "./stand-ins/cosmos-snapshot";
+import { type RunningCosmosServer, startCosmosServer } from "./stand-ins/cosmos-server";
 import { StartupError } from "./startup-error";
 
 /**
- * The local Cosmos DB server as a process of its own (started by dev/stack.ts): in memory on
- * COSMOS_PORT, restored from the snapshot file on start, snapshotted every 30 s and on shutdown.
- * LOCAL_DATA_IN_MEMORY=true (the throw-away stacks of benchmarks and the load run) keeps it in
- * memory only: no restore, no snapshots (whose periodic reads would skew their figures).
+ * The local Cosmos DB server as a process of its own (started by dev/stack.ts) on COSMOS_PORT.
+ * Its data lives in LOCAL_DATA_DIR: restored on start, and every write is in the journal there
+ * (flushed to disk) before it is answered, so even `kill -9` loses nothing that was answered; the
+ * journal is folded into the snapshot as it grows and on a clean stop.
+ * LOCAL_DATA_IN_MEMORY=true (the throw-away stacks of tests, benchmarks and the load run) keeps it
+ * in memory only: nothing read, nothing written.
+ * COSMOS_JOURNAL_COMPACT_BYTES: the journal size that starts a compaction (default 4 MiB; tests
+ * set it small to compact all the time).
  */
 const NAME = "Cosmos DB server";
-const SNAPSHOT_INTERVAL_MS = 30_000;
-const SNAPSHOTS = process.env.LOCAL_DATA_IN_MEMORY !== "true";
+const IN_MEMORY = process.env.LOCAL_DATA_IN_MEMORY === "true";
+
+function compactBytes(): number | undefined {
+  const value = process.env.COSMOS_JOURNAL_COMPACT_BYTES;
+  if (value === undefined || value === "") return undefined;
+  const bytes = Number(value);
+  if (!Number.isInteger(bytes) || bytes < 1) {
+    throw new StartupError(`COSMOS_JOURNAL_COMPACT_BYTES must be a whole number of bytes, 1 or more.`);
+  }
+  return bytes;
+}
+
+async function start(port: number, dir: string): Promise<RunningCosmosServer> {
+  const bytes = compactBytes();
+  try {
+    return await startCosmosServer(port, "127.0.0.1", {
+      ...(!IN_MEMORY && {
+        durable: {
+          dir,
+          ...(bytes !== undefined && { compactBytes: bytes }),
+          onFailure: (error) => {
+            // Changes in memory that are not on disk must never be answered: stop here.
+            console.error(`${NAME}: cannot write the journal (${error.message}); stopping.`);
+            process.exit(1);
+          },
+        },
+      }),
+    });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === "EADDRINUSE") {
+      throw new StartupError(`Port ${port} is already in use; set COSMOS_PORT to another port.`);
+    }
+    if (message.startsWith("cannot read")) {
+      throw new StartupError(`${message}; move ${displayPath(dir)} away to start empty.`);
+    }
+    throw error;
+  }
+}
 
 async function main(): Promise<void> {
   const port = readPort(process.env, "COSMOS_PORT");
-  const file = cosmosSnapshotFile(process.env);
-  let restored = false;
-  let timer: NodeJS.Timeout | undefined;
-  const starting = startCosmosServer(port).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "EADDRINUSE") {
-      throw new StartupError(`Port ${port} is already in use; set COSMOS_PORT to another port.`);
-    }
-    throw error;
-  });
-  const client = new CosmosClient({
-    endpoint: `https://127.0.0.1:${port}/`,
-    key: COSMOS_EMULATOR_KEY,
-    // The server's certificate is self-signed, and this client only ever talks to it.
-    agent: new https.Agent({ rejectUnauthorized: false }),
-  });
-  const snapshotter = new CosmosSnapshotter(client, file);
-
+  const dir = localDataDir(process.env);
+  let server: RunningCosmosServer | undefined;
+  // A stop before the server is up needs nothing saved: whatever is on disk is whole at any moment.
   stopOnSignal(NAME, async () => {
-    clearInterval(timer);
-    const server = await starting.catch(() => undefined);
-    // Before the restore finished, the store holds only part of the file: writing it would lose data.
-    if (server !== undefined && restored && (await snapshotter.snapshot())) {
-      console.log(`${NAME}: snapshot saved to ${file}`);
-    }
-    client.dispose();
     await server?.close();
+    if (server?.store !== undefined) console.log(`${NAME}: data saved in ${displayPath(dir)}`);
   });
-
-  await starting;
-  if (!SNAPSHOTS) {
-    reportReady();
-    return;
+  server = await start(port, dir);
+  const restored = server.store?.restored;
+  if (restored !== undefined && (restored.documents > 0 || restored.records > 0)) {
+    const torn = restored.tornBytes > 0 ? ` (left out a record cut short by a crash)` : "";
+    console.log(
+      `${NAME}: restored ${restored.documents} documents from ${displayPath(dir)}, ${restored.records} journal records${torn}`,
+    );
   }
-  const snapshot = (() => {
-    try {
-      return loadSnapshotFile(file);
-    } catch (error) {
-      throw new StartupError(
-        `cannot read the snapshot ${file} (${(error as Error).message}); move it away to start empty.`,
-      );
-    }
-  })();
-  if (snapshot !== undefined) {
-    const documents = await restoreSnapshot(client, snapshot);
-    console.log(`${NAME}: restored ${documents} documents from ${file}`);
-  }
-  restored = true;
-  timer = setInterval(() => {
-    snapshotter
-      .snapshot()
-      .catch((error: Error) => console.error(`${NAME}: snapshot failed: ${error.message}`));
-  }, SNAPSHOT_INTERVAL_MS);
   reportReady();
 }
 

@@ -195,7 +195,7 @@ export class LocalStack {
 
     if (plan.azurite) await this.child("Azurite", "azurite-main.js", plan.settings, 10_000);
     if (plan.cosmos && options.cosmos === "child") {
-      // The Cosmos server snapshots on the way down: give it time.
+      // The Cosmos server folds its journal into the snapshot on the way down: give it time.
       await this.child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 30_000);
     } else if (plan.cosmos) {
       this.assertRunning();

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { type ItemsStore, journalCheckpoint } from "./cosmos-store-hooks";
 
 /**
  * Makes the local Cosmos DB server's transactional batch behave as Cosmos DB's does, since the
@@ -24,16 +25,9 @@ interface OperationResult {
   body?: { _etag?: string } & Record<string, unknown>;
 }
 
-/** The parts of the server's in-memory store this module touches (its Items class). */
-interface ItemStore {
-  _data: Map<string, unknown>;
-  _index: Map<string, string>;
-  _ridCount: number;
-}
-
 interface Collection {
   read(): { partitionKey?: { paths?: string[] } } | undefined;
-  documents: ItemStore;
+  documents: ItemsStore;
 }
 
 interface Account {
@@ -73,12 +67,15 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
-function snapshot(store: ItemStore): () => void {
+function snapshot(store: ItemsStore): () => void {
   // The server replaces item objects instead of changing them, so copies of the maps are a snapshot.
   const data = new Map(store._data);
   const index = new Map(store._index);
   const ridCount = store._ridCount;
+  // The journal (when there is one) forgets the batch's changes too: none of them happened.
+  const forget = journalCheckpoint(store);
   return () => {
+    forget();
     store._data = data;
     store._index = index;
     store._ridCount = ridCount;

@@ -243,6 +243,49 @@ describe("npm start", () => {
     STARTUP_TIMEOUT_MS + 60_000,
   );
 
+  it(
+    "keeps every profile it answered 201 for when every process is killed with SIGKILL",
+    async () => {
+      const dir = tempDir("launcher-data-");
+      const ports = await freePorts();
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dir });
+      await waitForSummary(launcher);
+      const baseUrl = `http://127.0.0.1:${ports.PORT}`;
+      const names = ["crash-1", "crash-2", "crash-3", "crash-4"];
+      for (const name of names) {
+        const put = await fetchWithKey(baseUrl, `/authenticationProfiles/${name}`, {
+          method: "PUT",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ authenticationProfileContent: `{"name":"${name}"}` }),
+        });
+        expect(put.status).toBe(201);
+      }
+      // No clean stop anywhere: the launcher and every process below it die at once.
+      const everyone = [
+        launcher.child.pid as number,
+        ...descendants(launcher.child.pid as number).map((p) => p.pid),
+      ];
+      for (const pid of everyone) process.kill(pid, "SIGKILL");
+      await launcher.exited;
+      for (let tries = 0; everyone.some(isAlive) && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+
+      const again = launch({ ...(await freePorts()), LOCAL_DATA_DIR: dir });
+      await waitForSummary(again);
+      const againUrl = /Functions host\s+(http:\/\/\S+)/.exec(again.stdout())?.[1] as string;
+      for (const name of names) {
+        const read = await fetchWithKey(againUrl, `/authenticationProfiles/${name}`);
+        expect({ name, status: read.status }).toEqual({ name, status: 200 });
+        const profile = (await read.json()) as { authenticationProfileContent: string };
+        expect(profile.authenticationProfileContent).toBe(`{"name":"${name}"}`);
+      }
+      again.child.kill("SIGTERM");
+      expect(await again.exited).toEqual({ code: 0, signal: null });
+    },
+    2 * STARTUP_TIMEOUT_MS + 60_000,
+  );
+
   it.each([
     ["Functions host", "local-host-main.js"],
     ["Azurite", "azurite-main.js"],

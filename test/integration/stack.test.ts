@@ -90,7 +90,7 @@ it("starts the stand-ins as children and the host in-process, in memory, and sto
     expect(commands).toMatch(/azurite-main\.js/);
     expect(commands).toMatch(/cosmos-server-main\.js/);
     expect(commands).toMatch(/service-bus\/main\.js/);
-    // Nothing on disk: Azurite keeps its data in memory (and the Cosmos server takes no snapshots).
+    // Nothing on disk: Azurite keeps its data in memory (and the Cosmos server keeps no journal).
     expect(commands).toMatch(/--inMemoryPersistence/);
     expect(commands).not.toMatch(/--location/);
   } finally {
