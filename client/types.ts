@@ -171,4 +171,6 @@ export interface ClusterAssessmentInput {
 export interface HealthReport {
   status: "ok" | "unavailable";
   checks: Record<string, "ok" | "unavailable">;
+  /** Why a check is unavailable, when the service knows (a secret setting not there yet). */
+  reasons?: Record<string, string>;
 }
