@@ -171,6 +171,8 @@ export interface ClusterAssessmentInput {
 export interface HealthReport {
   status: "ok" | "unavailable";
   checks: Record<string, "ok" | "unavailable">;
+  /** Why a check is unavailable, when the service knows (a secret setting not there yet). */
+  reasons?: Record<string, string>;
 }
 
 /** The service's built-in roles: Owner (everything), Contributor (all but role assignments), Reader, and two of its own. */

@@ -8,8 +8,47 @@ targetScope = 'subscription'
 @description('Name of the azd environment (AZURE_ENV_NAME); names and tags of every resource derive from it.')
 param environmentName string
 
+// The regions that offer Flex Consumption, as `az functionapp list-flexconsumption-locations` lists
+// them and the official azd Flex Consumption templates allow them (Azure-Samples/
+// functions-quickstart-dotnet-azd, February 2026): azd offers only these when it asks, and a region
+// without the plan fails here rather than halfway through provisioning. A region added since can be
+// added to the list (test/unit/infra-location.test.ts).
 @minLength(1)
 @description('Region of every resource. It must offer the Flex Consumption plan (az functionapp list-flexconsumption-locations).')
+@allowed([
+  'australiaeast'
+  'australiasoutheast'
+  'brazilsouth'
+  'canadacentral'
+  'centralindia'
+  'centralus'
+  'eastasia'
+  'eastus'
+  'eastus2'
+  'eastus2euap'
+  'francecentral'
+  'germanywestcentral'
+  'italynorth'
+  'japaneast'
+  'koreacentral'
+  'northcentralus'
+  'northeurope'
+  'norwayeast'
+  'southafricanorth'
+  'southcentralus'
+  'southeastasia'
+  'southindia'
+  'spaincentral'
+  'swedencentral'
+  'uaenorth'
+  'uksouth'
+  'ukwest'
+  'westcentralus'
+  'westeurope'
+  'westus'
+  'westus2'
+  'westus3'
+])
 @metadata({
   azd: {
     type: 'location'
@@ -131,9 +170,9 @@ param instanceMemoryMB int = 2048
 // functions share one group, and each queue-triggered function (twinEvents-deliver) is a group of
 // its own, so the app as a whole may run up to 2 x maximumInstanceCount instances (more if a
 // non-HTTP function is added). Size it for the Cosmos DB load of one group.
-@minValue(40)
+@minValue(1)
 @maxValue(1000)
-@description('The most on-demand instances each function group scales out to: per function group (the HTTP functions; each queue-triggered function), not per app. 40 is the lowest value Flex Consumption accepts.')
+@description('The most on-demand instances each function group scales out to: per function group (the HTTP functions; each queue-triggered function), not per app. From 1 (Flex Consumption once required 40) to 1000.')
 param maximumInstanceCount int = 100
 
 // Alerts (core/monitor/alerts.bicep).
@@ -287,16 +326,21 @@ var serviceSettings = {
 
 // The Functions host's and the platform's own settings. Each one the code does not read is on the
 // allow-list of test/unit/infra-settings.test.ts, with the reason.
-// - AzureWebJobsStorage__accountName makes the host (and the service's queue client,
-//   src/store/queue-service.ts) use https://<account>.{blob,queue,table} endpoints with a managed
-//   identity; __credential and __clientId name the user-assigned one (without them the host would
-//   look for a system-assigned identity, which the app does not have).
+// - AzureWebJobsStorage__{blob,queue,table}ServiceUri: the host's storage (blob: keys, leases;
+//   queue: the trigger; table: diagnostic events) and the service's queue client
+//   (src/store/queue-service.ts) reach the account at the endpoints it reports, right in every
+//   cloud, as the official Flex Consumption templates set them. No __accountName: from a name the
+//   host makes public-cloud URIs (.core.windows.net), and some of its storage clients take the name
+//   over a URI when both are set. __credential and __clientId name the user-assigned identity
+//   (without them the host would look for a system-assigned identity, which the app does not have).
 // - AZURE_CLIENT_ID: the code's DefaultAzureCredential (src/store/credentials.ts: Cosmos DB and the
 //   queue client) takes its managed identity's client id from it.
 // - APPLICATIONINSIGHTS_AUTHENTICATION_STRING: the host sends telemetry with an Entra ID token of
 //   this identity, as Application Insights takes no key-based ingestion (local auth off).
 var platformSettings = {
-  AzureWebJobsStorage__accountName: storage.outputs.name
+  AzureWebJobsStorage__blobServiceUri: storage.outputs.blobEndpoint
+  AzureWebJobsStorage__queueServiceUri: storage.outputs.queueEndpoint
+  AzureWebJobsStorage__tableServiceUri: storage.outputs.tableEndpoint
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identity.outputs.clientId
   AZURE_CLIENT_ID: identity.outputs.clientId

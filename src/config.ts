@@ -137,8 +137,10 @@ export const configSchema = z
     COSMOS_REQUEST_TIMEOUT_MS: wholeNumber(1, undefined, " of milliseconds").default(5000),
     /**
      * The Functions host's storage account, where the service also keeps its event queues: a
-     * connection string (local runs), or the identity-based form Azure uses, the account name
-     * (or the queue service URI) signed in with the app's managed identity.
+     * connection string (local runs), or the identity-based form Azure uses, the queue service URI
+     * (infra/ sets it from the account's endpoints, right in every cloud) or the account name (then
+     * https://<account>.queue.core.windows.net, the public cloud's, as the host itself derives it),
+     * signed in with the app's managed identity. The first of the three that is set wins.
      */
     AzureWebJobsStorage: z
       .string({ error: "must be a storage connection string" })
@@ -216,7 +218,11 @@ export const configSchema = z
     /** How long a principal's role assignments are cached: a revoked assignment stops working within it. */
     AUTH_CACHE_SECONDS: wholeNumber(0, 300, " of seconds").default(30),
 
-    /** Seals endpoint secrets at rest (AES-256-GCM). */
+    /**
+     * Seals endpoint secrets at rest (AES-256-GCM). In Azure a Key Vault reference: while the
+     * platform has not resolved it, the setting is pending rather than an error (what needs the key
+     * answers 503, /health says why; src/secrets/secret-keys.ts), so that the rest of the app runs.
+     */
     SECRETS_ENCRYPTION_KEY: encryptionKeySetting,
     /** Keys used before a rotation, still accepted for opening what they sealed. */
     SECRETS_ENCRYPTION_PREVIOUS_KEYS: previousKeysSetting.optional(),
@@ -230,7 +236,8 @@ export const configSchema = z
       ),
     {
       path: ["AzureWebJobsStorage"],
-      message: "is required (a connection string, or AzureWebJobsStorage__accountName for managed identity)",
+      message:
+        "is required (a connection string, or AzureWebJobsStorage__queueServiceUri or AzureWebJobsStorage__accountName for managed identity)",
       // Reported alongside the other problems, not only once every field is valid.
       when: () => true,
     },
@@ -278,7 +285,12 @@ export const LOCAL_ONLY_SETTINGS = [
   "ALLOW_LOOPBACK_ENDPOINTS",
 ] as const;
 
-/** Identity-based host storage settings: infra sets them with the Functions host's own settings. */
+/**
+ * Identity-based host storage settings the service reads too. infra/ sets the queue service URI
+ * (with the blob and table ones, which only the host reads) and not the account name: the host
+ * would build public-cloud URIs from the name, and some of its storage clients prefer the name
+ * when both are set.
+ */
 export const HOST_STORAGE_SETTINGS = [
   "AzureWebJobsStorage__accountName",
   "AzureWebJobsStorage__queueServiceUri",

@@ -13,9 +13,10 @@ import type { TwinEventDelivery } from "./delivery/twin-event-delivery";
 import { allowListFromConfig } from "./endpoints/endpoint-allow-list";
 import type { EndpointService } from "./endpoints/endpoint-service";
 import type { EventPublisher } from "./events/event-publisher";
-import { cosmosProbe, type Probe, storageProbe } from "./health/health-check";
+import { cosmosProbe, type Probe, pendingSecretsProbe, storageProbe } from "./health/health-check";
 import type { ProfileService } from "./profiles/profile-service";
 import type { RoleAssignmentService } from "./role-assignments/role-assignment-service";
+import { pendingSecretsReason, secretKeys, secretSealer } from "./secrets/secret-keys";
 import { CONTAINERS } from "./store/containers";
 import { createCosmosClient } from "./store/cosmos-client";
 import { createQueueServiceClient } from "./store/queue-service";
@@ -104,10 +105,13 @@ export function createServices(config: AppConfig): Services {
     return new AssessmentService(services.database.container(CONTAINERS.clusterAssessments.id));
   });
   // The key of the service's mark on its dead letters, shared by the writer and redelivery.
+  // While a key setting is pending this throws the 503, and so does every part made with it:
+  // delivery and redelivery (the queue function defers its messages first, twin-events-function.ts).
   const deadLetterMarks = once(() => {
     const { DeadLetterMarks } =
       require("./delivery/dead-letter-mark") as typeof import("./delivery/dead-letter-mark");
-    return new DeadLetterMarks(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []);
+    const { current, previous } = secretKeys(config);
+    return new DeadLetterMarks(current, previous);
   });
   lazy(services, "eventPublisher", () => {
     const { EventPublisher } =
@@ -132,10 +136,15 @@ export function createServices(config: AppConfig): Services {
     );
   });
   lazy(services, "authorizer", () => authorizer(services));
-  lazy(services, "healthProbes", () => ({
-    cosmos: cosmosProbe(services.database),
-    storage: storageProbe(services.queueService),
-  }));
+  // The secrets check is there only while a key setting is pending: it says which one.
+  lazy(services, "healthProbes", () => {
+    const pending = pendingSecretsReason(config);
+    return {
+      cosmos: cosmosProbe(services.database),
+      storage: storageProbe(services.queueService),
+      ...(pending !== undefined && { secrets: pendingSecretsProbe(pending) }),
+    };
+  });
   return services;
 }
 
@@ -176,10 +185,9 @@ function endpointService(services: Services): EndpointService {
   const { config } = services;
   const { EndpointService } =
     require("./endpoints/endpoint-service") as typeof import("./endpoints/endpoint-service");
-  const { SecretBox } = require("./secrets/secret-box") as typeof import("./secrets/secret-box");
   return new EndpointService(
     services.database.container(CONTAINERS.queueEndpoints.id),
-    new SecretBox(config.SECRETS_ENCRYPTION_KEY, config.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? []),
+    secretSealer(config),
     config.ENDPOINTS_PER_INSTANCE_MAX,
     allowListFromConfig(config),
   );

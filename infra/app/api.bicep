@@ -37,8 +37,8 @@ param instanceMemoryMB int = 2048
 // Flex Consumption scales per function group: all HTTP functions together, each queue-triggered
 // function on its own instances. maximumInstanceCount caps the on-demand instances of each group,
 // not of the app, so the app as a whole may run (number of groups) x maximumInstanceCount.
-@description('The most on-demand instances each function group scales out to: per function group, not per app. 40 is the lowest value Flex Consumption accepts.')
-@minValue(40)
+@description('The most on-demand instances each function group scales out to: per function group, not per app. From 1 (Flex Consumption once required 40) to 1000.')
+@minValue(1)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 

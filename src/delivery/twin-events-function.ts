@@ -1,13 +1,28 @@
+import { pendingSecretsReason } from "../secrets/secret-keys";
 import type { QueueFunctionDefinition } from "../triggers/queue-function";
 import { formatCounters } from "./delivery-counters";
+import { deferWhileSecretsPending } from "./secrets-pending-deferral";
 
-/** The queue-triggered function that forwards twin events to the topics of their instance's endpoints. */
+/**
+ * The queue-triggered function that forwards twin events to the topics of their instance's endpoints.
+ * While the encryption key is pending, it defers each message instead (secrets-pending-deferral.ts):
+ * delivery, which needs the key, is not even made.
+ */
 export const twinEventsFunction: QueueFunctionDefinition = {
   name: "twinEvents-deliver",
   queueName: (config) => config.TWIN_EVENTS_QUEUE,
   connection: "AzureWebJobsStorage",
-  handler: async (message, context, { delivery }) => {
-    const counters = await delivery.handle(message, context);
+  handler: async (message, context, services) => {
+    const { config } = services;
+    const pending = pendingSecretsReason(config);
+    if (pending !== undefined) {
+      const queue = services.queueService.getQueueClient(config.TWIN_EVENTS_QUEUE);
+      const options = { reason: pending, ttlSeconds: config.DELIVERY_TTL_SECONDS, now: new Date() };
+      const delay = await deferWhileSecretsPending(message, queue, options);
+      context.warn(`twin events deferred: ${pending}; the message is back on ${queue.name} in ${delay} s`);
+      return;
+    }
+    const counters = await services.delivery.handle(message, context);
     context.log(`twin events: ${formatCounters(counters)}`);
   },
 };

@@ -97,7 +97,8 @@ export class EndpointService
 
   constructor(
     container: Container,
-    private readonly secretBox: SecretBox,
+    /** Seals and opens; while the key is pending (src/secrets/secret-keys.ts) both answer 503. */
+    private readonly secretBox: Pick<SecretBox, "seal" | "open">,
     private readonly maxPerInstance: number,
     private readonly allowList: EndpointAllowList,
     private readonly warn: (message: string) => void = (message) => console.warn(message),

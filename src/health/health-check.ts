@@ -5,6 +5,11 @@ import { z } from "zod";
 export const healthReportSchema = z.object({
   status: z.enum(["ok", "unavailable"]),
   checks: z.record(z.string(), z.enum(["ok", "unavailable"])),
+  /**
+   * Why a check is unavailable, for the checks whose probe says (a setting the app is still
+   * waiting for); a dependency's own error is never shown. Absent when there is nothing to say.
+   */
+  reasons: z.record(z.string(), z.string()).optional(),
 });
 
 export type HealthReport = z.infer<typeof healthReportSchema>;
@@ -13,15 +18,30 @@ export type DependencyState = HealthReport["checks"][string];
 /** A named probe of one dependency; it must settle within the timeout or counts as unavailable. */
 export type Probe = () => Promise<unknown>;
 
+/** A probe's failure whose message /health may show: it names a setting, never a value or a dependency's error. */
+export class ProbeUnavailable extends Error {
+  override name = "ProbeUnavailable";
+}
+
 const PROBE_TIMEOUT_MS = 3000;
 
-function withTimeout(probe: Probe): Promise<DependencyState> {
+interface ProbeResult {
+  state: DependencyState;
+  reason?: string;
+}
+
+function withTimeout(probe: Probe): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve("unavailable"), PROBE_TIMEOUT_MS);
+    const timer = setTimeout(() => resolve({ state: "unavailable" }), PROBE_TIMEOUT_MS);
     probe()
       .then(
-        () => resolve("ok"),
-        () => resolve("unavailable"),
+        () => resolve({ state: "ok" }),
+        (error: unknown) =>
+          resolve(
+            error instanceof ProbeUnavailable
+              ? { state: "unavailable", reason: error.message }
+              : { state: "unavailable" },
+          ),
       )
       .finally(() => clearTimeout(timer));
   });
@@ -29,9 +49,21 @@ function withTimeout(probe: Probe): Promise<DependencyState> {
 
 export async function checkHealth(probes: Record<string, Probe>): Promise<HealthReport> {
   const names = Object.keys(probes);
-  const states = await Promise.all(names.map((name) => withTimeout(probes[name] as Probe)));
-  const checks = Object.fromEntries(names.map((name, index) => [name, states[index] as DependencyState]));
-  return { status: states.every((state) => state === "ok") ? "ok" : "unavailable", checks };
+  const results = await Promise.all(names.map((name) => withTimeout(probes[name] as Probe)));
+  const checks = Object.fromEntries(
+    names.map((name, index) => [name, (results[index] as ProbeResult).state]),
+  );
+  const reasons = Object.fromEntries(
+    names.flatMap((name, index) => {
+      const reason = results[index]?.reason;
+      return reason === undefined ? [] : [[name, reason]];
+    }),
+  );
+  return {
+    status: results.every((result) => result.state === "ok") ? "ok" : "unavailable",
+    checks,
+    ...(Object.keys(reasons).length > 0 && { reasons }),
+  };
 }
 
 export function cosmosProbe(database: Database): Probe {
@@ -40,4 +72,9 @@ export function cosmosProbe(database: Database): Probe {
 
 export function storageProbe(queues: QueueServiceClient): Probe {
   return () => queues.getProperties();
+}
+
+/** Fails, saying why, while a secret setting is pending; absent otherwise (services.ts). */
+export function pendingSecretsProbe(reason: string): Probe {
+  return () => Promise.reject(new ProbeUnavailable(reason));
 }

@@ -185,6 +185,37 @@ describe("the built entry points", () => {
     });
   });
 
+  describe("with SECRETS_ENCRYPTION_KEY still the Key Vault reference (a first deployment)", () => {
+    const reference =
+      "@Microsoft.KeyVault(SecretUri=https://kv-abc123.vault.azure.net/secrets/secrets-encryption-key)";
+    const { COSMOS_KEY: _key, AzureWebJobsStorage: _storage, ...identity } = entraEnv;
+    const azureLike = {
+      ...identity,
+      AzureWebJobsStorage__queueServiceUri: "https://sttwins.queue.core.usgovcloudapi.net/",
+      SECRETS_ENCRYPTION_KEY: reference,
+    };
+
+    it("loads, registering every function, /health included", () => {
+      const { registered } = loadEntry(azureLike);
+      const templates = new Set(routes.map((route) => route.route));
+      expect(registered.length).toBe(routes.length + templates.size + queueFunctions.length);
+      expect(registered.map((entry) => entry.name)).toEqual(
+        expect.arrayContaining(["health", "twinEvents-deliver"]),
+      );
+    });
+
+    it("still stops at load on any other bad setting, naming it and not the key", () => {
+      let message = "";
+      try {
+        loadEntry({ ...azureLike, AUTH_CACHE_SECONDS: "301" });
+      } catch (error) {
+        message = String(error);
+      }
+      expect(message).toMatch(/AUTH_CACHE_SECONDS/);
+      expect(message).not.toMatch(/SECRETS_ENCRYPTION_KEY|vault/);
+    });
+  });
+
   it("stops at load with an error naming a missing setting", () => {
     const { COSMOS_ENDPOINT: _omitted, ...withoutEndpoint } = validEnv;
     expect(() => loadEntry(withoutEndpoint)).toThrow(/COSMOS_ENDPOINT/);

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { ConfigError, loadConfig, QUOTA_BOUNDS } from "../../src/config";
 import { MAX_BODY_BYTES } from "../../src/http/request-body";
+import { PendingSecret } from "../../src/secrets/encryption-key-setting";
+import { pendingSecretsReason } from "../../src/secrets/secret-keys";
 import { thrown } from "../support/thrown";
 
 const valid = {
@@ -187,6 +189,64 @@ describe("SECRETS_ENCRYPTION_KEY", () => {
     });
     expect(config.SECRETS_ENCRYPTION_KEY).toEqual(Buffer.alloc(32, 7));
     expect(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS).toEqual(previous);
+  });
+});
+
+describe("a secret setting that is an unresolved Key Vault reference", () => {
+  const reference =
+    "@Microsoft.KeyVault(SecretUri=https://kv-abc123.vault.azure.net/secrets/secrets-encryption-key)";
+
+  it("is pending, not an error: the app loads, and the key is not there", () => {
+    const config = loadConfig({ ...valid, SECRETS_ENCRYPTION_KEY: reference });
+    expect(config.SECRETS_ENCRYPTION_KEY).toBeInstanceOf(PendingSecret);
+    expect(pendingSecretsReason(config)).toBe("SECRETS_ENCRYPTION_KEY is an unresolved Key Vault reference");
+  });
+
+  it.each([
+    ["the other form", "@Microsoft.KeyVault(VaultName=kv-abc123;SecretName=secrets-encryption-key)"],
+    ["another case", "@microsoft.keyvault(SecretUri=https://kv.vault.azure.net/secrets/k)"],
+    ["leading blanks", "  @Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/k)"],
+    ["no closing parenthesis", "@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/k"],
+  ])("is recognised in %s", (_label, value) => {
+    expect(loadConfig({ ...valid, SECRETS_ENCRYPTION_KEY: value }).SECRETS_ENCRYPTION_KEY).toBeInstanceOf(
+      PendingSecret,
+    );
+  });
+
+  it.each([
+    ["without the @", "Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/k)"],
+    ["without the parenthesis", "@Microsoft.KeyVault SecretUri=https://kv.vault.azure.net/secrets/k"],
+    ["after other text", "key @Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/k)"],
+    ["another reference kind", "@Microsoft.AppConfiguration(Endpoint=https://c.azconfig.io; Key=k)"],
+  ])("is an error when written %s, naming the setting and not the value", (_label, value) => {
+    const problems = problemsOf({ ...valid, SECRETS_ENCRYPTION_KEY: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SECRETS_ENCRYPTION_KEY must be 32 random bytes in base64/);
+    expect(problems[0]).not.toContain("kv.vault");
+  });
+
+  it("is pending in SECRETS_ENCRYPTION_PREVIOUS_KEYS too, and both are named", () => {
+    const config = loadConfig({
+      ...valid,
+      SECRETS_ENCRYPTION_KEY: reference,
+      SECRETS_ENCRYPTION_PREVIOUS_KEYS:
+        "@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/old)",
+    });
+    expect(config.SECRETS_ENCRYPTION_PREVIOUS_KEYS).toBeInstanceOf(PendingSecret);
+    expect(pendingSecretsReason(config)).toBe(
+      "SECRETS_ENCRYPTION_KEY is an unresolved Key Vault reference; SECRETS_ENCRYPTION_PREVIOUS_KEYS is an unresolved Key Vault reference",
+    );
+  });
+
+  it("stops no other check: another bad setting still fails the load, named alone", () => {
+    const problems = problemsOf({ ...valid, SECRETS_ENCRYPTION_KEY: reference, AUTH_PROFILE_MAX_COUNT: "0" });
+    expect(problems).toEqual(["AUTH_PROFILE_MAX_COUNT must be a whole number from 1 to 1000"]);
+  });
+
+  it("is no reference in any other setting: a reference there is the error it always was", () => {
+    const problems = problemsOf({ ...valid, COSMOS_ENDPOINT: reference });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^COSMOS_ENDPOINT must be/);
   });
 });
 

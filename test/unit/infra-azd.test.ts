@@ -1,5 +1,9 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import * as path from "node:path";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 /**
  * What azd itself must provide: a version whose packaging keeps node_modules with
@@ -75,5 +79,131 @@ describe("infra/README.md on where azd keeps SECRETS_ENCRYPTION_KEY", () => {
   it("never takes the key in use from azd's .env alone (a prompted key is not there)", () => {
     expect(readme).not.toMatch(/=\s*"?\$\(azd env get-value SECRETS_ENCRYPTION_KEY\)/);
     expect(readme).toMatch(/OLD=\$\(az keyvault secret show [^)]*--name secrets-encryption-key/);
+  });
+});
+
+describe("azure.yaml's postdeploy hook, which refreshes the Key Vault references", () => {
+  const SCRIPT = "infra/scripts/refresh-key-vault-references.js";
+  const lines = azureYaml.split(/\r?\n/);
+
+  it("runs the refresh script after the api service deploys, on every OS, without failing azd up", () => {
+    const start = lines.indexOf("      postdeploy:");
+    expect(start).toBeGreaterThan(lines.indexOf("  api:"));
+    expect(lines.slice(start + 1, start + 9)).toEqual([
+      "        posix:",
+      "          shell: sh",
+      `          run: node ${SCRIPT}`,
+      "          continueOnError: true",
+      "        windows:",
+      "          shell: pwsh",
+      `          run: node ${SCRIPT}`,
+      "          continueOnError: true",
+    ]);
+  });
+
+  it("is documented in infra/README.md", () => {
+    expect(readme).toContain("`postdeploy`");
+    expect(readme).toContain(SCRIPT);
+  });
+});
+
+describe("infra/scripts/refresh-key-vault-references.js", () => {
+  // Plain CommonJS, run by node from azure.yaml: required, not imported, as it has no types.
+  const script = require("../../infra/scripts/refresh-key-vault-references.js") as {
+    refreshPath(env: Record<string, string | undefined>): string;
+    secretsState(body: unknown): { state: string; reason?: string };
+  };
+  const env = {
+    AZURE_SUBSCRIPTION_ID: "00000000-0000-0000-0000-000000000001",
+    AZURE_RESOURCE_GROUP: "rg-twins-dev",
+    AZURE_FUNCTION_APP_NAME: "func-abc123",
+  };
+
+  it("posts the refresh to the app's Resource Manager path, left to az to put on its cloud's host", () => {
+    expect(script.refreshPath(env)).toBe(
+      "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-twins-dev/providers/Microsoft.Web/sites/func-abc123/config/configreferences/appsettings/refresh?api-version=2022-03-01",
+    );
+    expect(() => script.refreshPath({ ...env, AZURE_FUNCTION_APP_NAME: "" })).toThrow(
+      /AZURE_FUNCTION_APP_NAME/,
+    );
+  });
+
+  it("reads /health as the service writes it: pending with the reason, ok without a secrets check", () => {
+    const reason = "SECRETS_ENCRYPTION_KEY is an unresolved Key Vault reference";
+    expect(
+      script.secretsState({
+        status: "unavailable",
+        checks: { cosmos: "ok", storage: "ok", secrets: "unavailable" },
+        reasons: { secrets: reason },
+      }),
+    ).toEqual({ state: "pending", reason });
+    expect(
+      script.secretsState({ status: "unavailable", checks: { cosmos: "unavailable", storage: "ok" } }),
+    ).toEqual({
+      state: "ok",
+    });
+    for (const notAReport of [null, "Service Unavailable", { error: { code: "x" } }])
+      expect(script.secretsState(notAReport)).toEqual({ state: "unknown" });
+  });
+});
+
+describe("the refresh script, run as the hook runs it", () => {
+  const SCRIPT = path.join(ROOT, "infra", "scripts", "refresh-key-vault-references.js");
+  let server: Server;
+  let health: unknown;
+  let baseUrl = "";
+
+  beforeAll(async () => {
+    server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(health));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    removeTempDirs();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Runs the script with no az anywhere on PATH: any call to az fails as on a machine without it. */
+  function run(): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [SCRIPT], {
+        env: {
+          PATH: tempDir("no-az-"),
+          AZURE_SUBSCRIPTION_ID: "00000000-0000-0000-0000-000000000001",
+          AZURE_RESOURCE_GROUP: "rg",
+          AZURE_FUNCTION_APP_NAME: "func",
+          SERVICE_API_URI: baseUrl,
+        },
+      });
+      let output = "";
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+      child.on("close", (code) => resolve({ code, output }));
+    });
+  }
+
+  it("leaves an app that has its key alone: no refresh, no restart", async () => {
+    health = { status: "ok", checks: { cosmos: "ok", storage: "ok" } };
+    const { code, output } = await run();
+    expect({ code, output }).toEqual({
+      code: 0,
+      output: expect.stringContaining("has its Key Vault references"),
+    });
+  });
+
+  it("refreshes an app whose key is pending, and says so when it cannot (no az)", async () => {
+    health = {
+      status: "unavailable",
+      checks: { cosmos: "ok", storage: "ok", secrets: "unavailable" },
+      reasons: { secrets: "SECRETS_ENCRYPTION_KEY is an unresolved Key Vault reference" },
+    };
+    const { code, output } = await run();
+    expect(code).toBe(1);
+    expect(output).toContain("GET /health: SECRETS_ENCRYPTION_KEY is an unresolved Key Vault reference.");
+    expect(output).toContain("Refreshing the app's Key Vault references (round 1 of 6)");
+    expect(output).toContain("Key Vault references not refreshed: the Azure CLI (az) is not installed.");
   });
 });

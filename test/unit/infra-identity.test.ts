@@ -71,10 +71,9 @@ describe("infra: the roles the app's settings need exist before the app", () => 
   const NEEDS: [setting: string, roles: string[]][] = [
     ["SECRETS_ENCRYPTION_KEY", ["keyVaultSecretsUser"]],
     ["APPLICATIONINSIGHTS_AUTHENTICATION_STRING", ["monitoringMetricsPublisher"]],
-    [
-      "AzureWebJobsStorage__accountName",
-      ["storageBlobDataOwner", "storageQueueDataContributor", "storageTableDataContributor"],
-    ],
+    ["AzureWebJobsStorage__blobServiceUri", ["storageBlobDataOwner"]],
+    ["AzureWebJobsStorage__queueServiceUri", ["storageQueueDataContributor"]],
+    ["AzureWebJobsStorage__tableServiceUri", ["storageTableDataContributor"]],
     ["COSMOS_ENDPOINT", ["cosmosData"]],
   ];
 

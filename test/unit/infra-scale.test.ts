@@ -4,14 +4,15 @@ import * as path from "node:path";
 /**
  * maximumInstanceCount of a Flex Consumption app caps the on-demand instances of each function
  * group (all HTTP functions; each queue-triggered function on its own), not of the app
- * (Azure/azure-rest-api-specs#45083), and Flex Consumption takes no value under 40. Whoever sizes
- * it against Cosmos DB reads the parameter's description and infra/README.md, so both must say so.
+ * (Azure/azure-rest-api-specs#45083), from 1 (Flex Consumption once required 40) to 1000. Whoever
+ * sizes it against Cosmos DB reads the parameter's description and infra/README.md, so both must
+ * say so.
  */
 // INFRA_TEST_ROOT: check another copy of the repository (e.g. an older one) instead.
 const ROOT = process.env.INFRA_TEST_ROOT ?? path.join(__dirname, "..", "..");
 const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
 
-const FLEX_MIN = 40;
+const FLEX_MIN = 1;
 const FLEX_MAX = 1000;
 
 /** The decorators and default of `param maximumInstanceCount int = <n>`. */
@@ -39,8 +40,9 @@ describe.each(["infra/main.bicep", "infra/app/api.bicep"])("maximumInstanceCount
     expect(param.description).toMatch(/not per app/i);
   });
 
-  it("admits only what Flex Consumption accepts, the default included", () => {
-    expect(param.min).toBeGreaterThanOrEqual(FLEX_MIN);
+  it("admits what Flex Consumption accepts, and only that, the default included", () => {
+    // Not a higher floor either: a small deployment may well want a ceiling of a few instances.
+    expect(param.min).toBe(FLEX_MIN);
     expect(param.max).toBeLessThanOrEqual(FLEX_MAX);
     expect(param.fallback).toBeGreaterThanOrEqual(param.min);
     expect(param.fallback).toBeLessThanOrEqual(param.max);
@@ -53,5 +55,7 @@ describe("infra/README.md on the scale ceiling", () => {
     const paragraph = readme.split(/\n\s*\n/).find((text) => text.includes("`maximumInstanceCount`")) ?? "";
     expect(paragraph).toMatch(/per function group/i);
     expect(paragraph).toMatch(/not of the app/i);
+    expect(paragraph).toContain(`at least ${FLEX_MIN}`);
+    expect(paragraph).not.toMatch(/\b40\b/);
   });
 });

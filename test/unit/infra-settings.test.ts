@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import type { ZodType } from "zod";
 import { configSchema, HOST_STORAGE_SETTINGS, LOCAL_ONLY_SETTINGS } from "../../src/config";
+import { code } from "../support/bicep-text";
 
 /**
  * infra/main.bicep must set exactly the settings src/config.ts reads in Azure, with the same
@@ -60,8 +61,11 @@ function codeDefault(setting: string): string | undefined {
  * src/config.ts: a name the code does not read and nothing here explains is a typo or a leftover.
  */
 const PLATFORM_ONLY_SETTINGS: Record<string, string> = {
-  // The host's identity-based storage connection (AzureWebJobsStorage__accountName is read by both
-  // the host and src/config.ts): which managed identity signs in, and its client id.
+  // The host's identity-based storage connection (AzureWebJobsStorage__queueServiceUri is read by
+  // both the host and src/config.ts): the other services' URIs, which managed identity signs in,
+  // and its client id.
+  AzureWebJobsStorage__blobServiceUri: "the host's blobs (keys, leases), at the account's own endpoint",
+  AzureWebJobsStorage__tableServiceUri: "the host's diagnostic events, at the account's own endpoint",
   AzureWebJobsStorage__credential: "the host's storage connection signs in with a managed identity",
   AzureWebJobsStorage__clientId: "the client id of that (user-assigned) identity, for the host",
   // Read by @azure/identity's DefaultAzureCredential (src/store/credentials.ts), not src/config.ts.
@@ -141,6 +145,43 @@ describe("infra/main.bicep app settings", () => {
     }
     expect(mismatches).toEqual([]);
     expect(checked.length).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe("the host's storage connection", () => {
+  it("names each storage service by the endpoint the account reports, right in every cloud", () => {
+    expect({
+      blob: platformSettings.get("AzureWebJobsStorage__blobServiceUri"),
+      queue: platformSettings.get("AzureWebJobsStorage__queueServiceUri"),
+      table: platformSettings.get("AzureWebJobsStorage__tableServiceUri"),
+    }).toEqual({
+      blob: "storage.outputs.blobEndpoint",
+      queue: "storage.outputs.queueEndpoint",
+      table: "storage.outputs.tableEndpoint",
+    });
+    const storage = readFileSync(
+      path.join(ROOT, "infra", "core", "storage", "storage-account.bicep"),
+      "utf8",
+    );
+    for (const service of ["blob", "queue", "table"])
+      expect(storage).toContain(
+        `output ${service}Endpoint string = storage.properties.primaryEndpoints.${service}\n`,
+      );
+  });
+
+  it("sets no account name, from which the host would make public-cloud URIs, nor a connection string", () => {
+    const everySetting = [...serviceSettings.keys(), ...platformSettings.keys()];
+    expect(everySetting.filter((name) => /^AzureWebJobsStorage(?:__accountName)?$/.test(name))).toEqual([]);
+    // Nor a storage URI made up in the Bicep (https://${name}.queue.core.windows.net).
+    const madeUp = /\$\{[^}]*\}\.(?:blob|queue|table)\.core\./;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Bicep interpolation, matched as text
+    expect(madeUp.test("'https://${storage.outputs.name}.queue.core.windows.net'")).toBe(true);
+    expect(code(source)).not.toMatch(madeUp);
+  });
+
+  it("signs in with the app's user-assigned identity", () => {
+    expect(platformSettings.get("AzureWebJobsStorage__credential")).toBe("'managedidentity'");
+    expect(platformSettings.get("AzureWebJobsStorage__clientId")).toBe("identity.outputs.clientId");
   });
 });
 

@@ -66,5 +66,10 @@ resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues@2024-01-
 
 output name string = storage.name
 output id string = storage.id
+// The service endpoints as this cloud names them (https://<account>.blob.core.windows.net/ in the
+// public cloud, .core.usgovcloudapi.net or .core.chinacloudapi.cn elsewhere): the app's host
+// storage settings take them as they are (main.bicep, var platformSettings).
 output blobEndpoint string = storage.properties.primaryEndpoints.blob
+output queueEndpoint string = storage.properties.primaryEndpoints.queue
+output tableEndpoint string = storage.properties.primaryEndpoints.table
 output deploymentContainerName string = deploymentContainer.name

@@ -19,10 +19,15 @@ export const healthRoutes: RouteDefinition[] = [
         },
         {
           status: 503,
-          description: "A dependency does not answer (Retry-After is set)",
+          description:
+            "A dependency does not answer, or a secret setting is not there yet: `secrets`, only while the encryption key is an unresolved Key Vault reference, with `reasons` saying so (Retry-After is set)",
           schema: healthReportSchema,
           headers: ["Retry-After"],
-          example: { status: "unavailable", checks: { cosmos: "unavailable", storage: "ok" } },
+          example: {
+            status: "unavailable",
+            checks: { cosmos: "ok", storage: "ok", secrets: "unavailable" },
+            reasons: { secrets: "SECRETS_ENCRYPTION_KEY is an unresolved Key Vault reference" },
+          },
         },
       ],
       errors: [],
