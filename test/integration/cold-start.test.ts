@@ -12,6 +12,13 @@ const settings = {
   COSMOS_KEY: "key",
   AzureWebJobsStorage: "UseDevelopmentStorage=true",
   SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+  AUTH_MODE: "keys",
+};
+/** Callers with Entra ID tokens, as infra/ deploys. */
+const entra = {
+  AUTH_MODE: "entra",
+  AUTH_AUTHORITY: "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0",
+  AUTH_AUDIENCE: "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
 };
 
 const SDKS = [
@@ -59,10 +66,16 @@ describe("cold start", () => {
     expect(sdksLoadedBy(LOAD_ENTRIES)).toEqual([]);
   });
 
-  it("nor with identity-based settings, as in Azure", () => {
+  it("nor with identity-based settings and Entra ID tokens, as in Azure", () => {
     const { COSMOS_KEY: _key, AzureWebJobsStorage: _storage, ...identity } = settings;
     expect(
-      sdksLoadedBy(LOAD_ENTRIES, { ...identity, AzureWebJobsStorage__accountName: "twinsstorage" }),
+      sdksLoadedBy(LOAD_ENTRIES, { ...identity, ...entra, AzureWebJobsStorage__accountName: "twinsstorage" }),
+    ).toEqual([]);
+  });
+
+  it("an HTTP request under Entra ID loads its token validator and authorizer without another Azure SDK", () => {
+    expect(
+      sdksLoadedBy(`${SERVICES} services.tokens; services.authorizer;`, { ...settings, ...entra }),
     ).toEqual([]);
   });
 

@@ -40,6 +40,7 @@ function masked(name: string) {
     twinsInstanceId: INSTANCE,
     queuePrimaryConnectionString: "***",
     queueSecondaryConnectionString: "***",
+    systemData: expect.objectContaining({ createdByType: "Key", lastModifiedBy: "default" }),
   };
 }
 
