@@ -3,13 +3,15 @@ import { systemDataSchema } from "../common/system-data";
 
 const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-export const roleAssignmentNameSchema = z.string().regex(GUID, "must be a GUID");
+// The length as well as the pattern: tools that generate from a schema (fuzzers, testers) see it.
+export const roleAssignmentNameSchema = z.string().length(36, "must be a GUID").regex(GUID, "must be a GUID");
 
 /** PUT body: who gets which role; the scope and name come from the path. */
 export const roleAssignmentPutSchema = z
   .strictObject({
     principalId: z
       .string()
+      .length(36, "must be the principal's object id (a GUID)")
       .regex(GUID, "must be the principal's object id (a GUID)")
       .describe("The object id of the user or service principal (oid in its tokens)."),
     roleDefinitionId: z
