@@ -6,7 +6,7 @@ import { nameKey } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import type { Preconditions } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
-import { type Actor, stampSystemData } from "../common/system-data";
+import { type Actor, checkEchoedSystemData, stampSystemData } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import type { DocumentStore, Stored } from "../store/document-store";
@@ -51,27 +51,40 @@ function addressOf(path: AssignmentPath): DocumentAddress {
   return { id, partitionKey: id };
 }
 
-/** The role a body names, by id or by name (exactly one of them). */
-function roleOf(body: RoleAssignmentPut): RoleDefinition {
-  const { roleDefinitionId: id, roleDefinitionName: name } = body;
-  if ((id === undefined) === (name === undefined))
-    throw invalidRequest([
-      {
-        code: "InvalidRequestContent",
-        message: "Give roleDefinitionId or roleDefinitionName (one of them).",
-        target: "roleDefinitionId",
-      },
-    ]);
-  const role = id !== undefined ? roleById(id) : roleByName(name as string);
-  if (role) return role;
-  const target = id !== undefined ? "roleDefinitionId" : "roleDefinitionName";
-  throw invalidRequest([
+function unknownRole(target: "roleDefinitionId" | "roleDefinitionName") {
+  return invalidRequest([
     {
       code: "RoleDefinitionDoesNotExist",
       message: `The role definition given in ${target} does not exist; the roles are Owner, Contributor, Reader, Twin Events Sender and Assessment Writer.`,
       target,
     },
   ]);
+}
+
+/** The role a body names, by id or by name; both (as an answer echoed back) must name the same role. */
+function roleOf(body: RoleAssignmentPut): RoleDefinition {
+  const { roleDefinitionId: id, roleDefinitionName: name } = body;
+  if (id === undefined && name === undefined)
+    throw invalidRequest([
+      {
+        code: "InvalidRequestContent",
+        message: "Give roleDefinitionId or roleDefinitionName.",
+        target: "roleDefinitionId",
+      },
+    ]);
+  const byId = id === undefined ? undefined : roleById(id);
+  const byName = name === undefined ? undefined : roleByName(name);
+  if (id !== undefined && !byId) throw unknownRole("roleDefinitionId");
+  if (name !== undefined && !byName) throw unknownRole("roleDefinitionName");
+  if (byId && byName && byId !== byName)
+    throw invalidRequest([
+      {
+        code: "InvalidRequestContent",
+        message: "roleDefinitionId and roleDefinitionName name different roles: give one of them.",
+        target: "roleDefinitionName",
+      },
+    ]);
+  return (byId ?? byName) as RoleDefinition;
 }
 
 /**
@@ -122,6 +135,7 @@ export class RoleAssignmentService
     const role = roleOf(body);
     const principalId = body.principalId.toLowerCase();
     const scope = scopePath(path.scope);
+    checkEchoedFields(body, scope, path.roleAssignmentName);
     const scopeKeyPath = scopePath(scopeKeyOf(path.scope));
     await this.refuseDuplicate(path, principalId, role, scopeKeyPath);
     const now = new Date().toISOString();
@@ -196,6 +210,22 @@ export class RoleAssignmentService
         "RoleAssignmentExists",
       );
   }
+}
+
+/** `id`, `name`, `type` and `scope` are the path's: a body may echo them, unchanged (case aside). */
+function checkEchoedFields(body: RoleAssignmentPut, scope: string, name: string): void {
+  const expected = { id: assignmentId(scope, name), name, type: TYPE, scope };
+  const differing = (["id", "name", "type", "scope"] as const).filter(
+    (field) => body[field] !== undefined && nameKey(body[field] as string) !== nameKey(expected[field]),
+  );
+  if (differing.length > 0)
+    throw invalidRequest(
+      differing.map((field) => ({
+        code: "InvalidRequestContent",
+        message: `${field} is read-only: send it only with its current value.`,
+        target: field,
+      })),
+    );
 }
 
 function notFound(path: AssignmentPath): ResourceNotFound {

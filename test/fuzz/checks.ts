@@ -21,11 +21,17 @@ export const errorBodySchema = z.strictObject({
 
 /** docs/api.md's table: the codes each error status may carry. */
 const CODES_BY_STATUS: Record<number, readonly string[]> = {
-  400: ["InvalidRequestContent", "InvalidApiVersionParameter"],
-  401: ["Unauthorized"],
+  400: ["InvalidRequestContent", "InvalidApiVersionParameter", "EventIdTooLong"],
+  401: ["Unauthorized", "AuthenticationFailed", "InvalidAuthenticationToken"],
+  403: ["AuthorizationFailed"],
   404: ["ResourceNotFound"],
   405: ["MethodNotAllowed"],
-  409: ["QuotaExceeded"],
+  409: [
+    "QuotaExceeded",
+    "DeadLettersUnavailable",
+    "RoleAssignmentExists",
+    "RoleAssignmentUpdateNotPermitted",
+  ],
   412: ["PreconditionFailed"],
   413: ["PayloadTooLarge"],
   415: ["UnsupportedMediaType"],

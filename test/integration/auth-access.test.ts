@@ -502,6 +502,27 @@ describe("role assignments", () => {
     expect((await admin(`${scope}/${name}`)).status).toBe(200);
   });
 
+  it("take their read-only fields echoed unchanged, and refuse any other value", async () => {
+    const at = `${scope}/${randomUUID()}`;
+    const created = await admin(at, { method: "PUT", body: body("echo", "Reader") });
+    const resource = (await created.json()) as Record<string, unknown>;
+    expect((await admin(at, { method: "PUT", body: JSON.stringify(resource) })).status).toBe(200);
+    for (const [field, value] of Object.entries({
+      scope: GROUP_A,
+      id: `${GROUP_A}/x`,
+      name: randomUUID(),
+      type: "x",
+    })) {
+      const changed = JSON.stringify({ ...resource, [field]: value });
+      await expectArmError(
+        await admin(at, { method: "PUT", body: changed }),
+        400,
+        "InvalidRequestContent",
+        field,
+      );
+    }
+  });
+
   it("refuse unknown roles, bad names and scopes that are not ARM paths", async () => {
     await expectArmError(
       await admin(`${scope}/${randomUUID()}`, { method: "PUT", body: body("g", "Superuser") }),
