@@ -44,10 +44,10 @@ describe("the lookup", () => {
       scope: full.scope,
       systemData: {
         createdAt: expect.any(String),
-        createdBy: "master key",
+        createdBy: "_master",
         createdByType: "Key",
         lastModifiedAt: expect.any(String),
-        lastModifiedBy: "master key",
+        lastModifiedBy: "_master",
         lastModifiedByType: "Key",
       },
     });

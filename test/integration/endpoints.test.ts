@@ -47,6 +47,14 @@ describe("create, read, update, delete", () => {
       queueSecondaryConnectionString:
         "Endpoint=sb://twins-ns.servicebus.windows.net/;SharedAccessKeyName=send2;SharedAccessKey=***;EntityPath=twin-events",
       deadLetterStorageSecret: "https://deadletters.blob.core.windows.net/dead-letters?***",
+      systemData: {
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        createdBy: "default",
+        createdByType: "Key",
+        lastModifiedAt: expect.any(String),
+        lastModifiedBy: "default",
+        lastModifiedByType: "Key",
+      },
     });
   });
 

@@ -248,7 +248,7 @@ describe("npm start", () => {
     async () => {
       const dir = tempDir("launcher-data-");
       const ports = await freePorts();
-      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dir });
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dir, AUTH_MODE: "keys" });
       await waitForSummary(launcher);
       const baseUrl = `http://127.0.0.1:${ports.PORT}`;
       const names = ["crash-1", "crash-2", "crash-3", "crash-4"];

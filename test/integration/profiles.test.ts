@@ -36,6 +36,7 @@ describe("create, read, update, delete", () => {
       id: "create-me",
       authenticationProfileName: "create-me",
       authenticationProfileContent: SAMPLE,
+      systemData: expect.objectContaining({ createdBy: "default", createdByType: "Key" }),
     });
   });
 
@@ -122,6 +123,7 @@ describe("create, read, update, delete", () => {
       id: "create-me",
       authenticationProfileName: "create-me",
       authenticationProfileContent: SAMPLE,
+      systemData: expect.objectContaining({ createdBy: "default", createdByType: "Key" }),
     });
   });
 });
