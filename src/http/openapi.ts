@@ -6,11 +6,15 @@ import type { ResponseHeader, RouteDefinition, RouteDoc } from "./route";
 
 type JsonObject = Record<string, unknown>;
 
+/** An entity tag (RFC 9110 §8.8.3): `"…"` of etagc characters (`!`, `#` to `~`, obs-text), maybe weak. */
+const OPAQUE_TAG = '"[!#-~\\x80-\\xFF]*"';
+const ENTITY_TAG = `(?:W/)?${OPAQUE_TAG}`;
+
 /**
- * An entity tag as RFC 9110 writes it (quoted, maybe weak), a comma-separated list of them, or `*`.
- * Compared weakly: W/ and the quotes are ignored.
+ * `*`, or a comma-separated list of entity tags, empty elements allowed (RFC 9110 §5.6.1.2), as
+ * src/http/conditional.ts reads it; leading and trailing blanks are not part of a header's value.
  */
-const ENTITY_TAG_LIST = '^(?:\\*|(?:W/)?"[^"]*"(?:[ \\t]*,[ \\t]*(?:W/)?"[^"]*")*)$';
+export const ENTITY_TAG_LIST_PATTERN = `^(?:\\*|(?:,[ \\t]*)*${ENTITY_TAG}(?:[ \\t]*,(?:[ \\t]*,)*[ \\t]*${ENTITY_TAG})*(?:[ \\t]*,)*)$`;
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   AuthenticationProfile:
@@ -135,7 +139,7 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
       in: "header",
       required: false,
       description: conditional[header],
-      schema: { type: "string", pattern: ENTITY_TAG_LIST },
+      schema: { type: "string", pattern: ENTITY_TAG_LIST_PATTERN },
     });
   }
   list.push({
@@ -235,7 +239,7 @@ const COMPONENTS = {
     ETag: {
       description:
         "The resource version's entity tag, strong and quoted: send it in If-Match or If-None-Match.",
-      schema: { type: "string", pattern: '^"[^"]*"$' },
+      schema: { type: "string", pattern: `^${OPAQUE_TAG}$` },
     },
     RetryAfter: {
       description: "Seconds to wait before retrying.",
