@@ -16,17 +16,23 @@ export const redeliverRequestSchema = z
     from: z.iso
       .datetime({ offset: true })
       .optional()
-      .describe("Redeliver dead letters written at or after this time (ISO 8601). Default: no lower bound."),
+      .describe(
+        "Redeliver dead letters written at or after this time (ISO 8601). Default: no lower bound. Must not be later than `to` (compared as instants, offsets applied): 400 otherwise.",
+      ),
     to: z.iso
       .datetime({ offset: true })
       .optional()
-      .describe("Redeliver dead letters written at or before this time (ISO 8601). Default: no upper bound."),
+      .describe(
+        "Redeliver dead letters written at or before this time (ISO 8601). Default: no upper bound. Must not be earlier than `from`.",
+      ),
     force: z
       .boolean()
       .optional()
       .describe("Also redeliver dead letters marked `redelivered` by an earlier run. Default false."),
   })
-  .describe("Which dead letters to redeliver; the body may be left out (all not yet redelivered).");
+  .describe(
+    "Which dead letters to redeliver; the body may be left out (all not yet redelivered). `from` later than `to` is a 400 (a rule JSON Schema cannot state).",
+  );
 
 export const redeliverResultSchema = z
   .object({
