@@ -325,8 +325,9 @@ export function buildOpenApiDocument(
         "AuthenticationProfile and QueueEndpoint resources, twin event ingest, and the ClusterAssessment lookup. " +
         "A resource's URL path is its id. Field names are camelCase; their snake_case spellings are accepted too. " +
         "A method a path does not list here answers 405 MethodNotAllowed, with an Allow header naming the methods it takes. " +
-        "A path that matches no route answers 404 ResourceNotFound, and a path with an empty segment (//) or a dot segment " +
-        "(., .., also percent-encoded as %2E%2E) answers 400, both in the error shape. " +
+        "A path that matches no route answers 404 ResourceNotFound in the error shape. A path with an empty segment (//) or " +
+        "a dot segment (., .., also percent-encoded as %2E%2E) is never folded into another path: 400 from the local host; " +
+        "in Azure the platform routes first and names arrive decoded, and no name may be . or .. or hold /. " +
         "JSON with a repeated member name (after unescaping) is refused with 400, in a body and in JSON carried in a string; " +
         "so is a body that is not UTF-8. PUT takes application/json only; PATCH takes application/json or " +
         "application/merge-patch+json (a JSON Patch is 415). Query parameter names are read in any letter case, as ARM reads them. " +
