@@ -72,6 +72,33 @@ function requestUrl(incoming: http.IncomingMessage, origin: string): URL | undef
   }
 }
 
+/**
+ * Why a request target's path names no resource, or undefined when it can: an empty segment (`//`)
+ * or a dot segment, in any spelling (`.`, `..`, `%2e%2e`, `.%2E`), which URL parsing would fold into
+ * another path, and a backslash, which it reads as a slash. A trailing slash is allowed, as the
+ * Functions host allows it. Route parameters arrive decoded, so name rules refuse such names too.
+ */
+export function pathProblem(target: string): string | undefined {
+  const path = target.split(/[?#]/, 1)[0] ?? "";
+  const segments = path.split("/").slice(1);
+  if (path.includes("\\")) return "holds a backslash";
+  if (segments.slice(0, -1).includes("")) return "has an empty segment (//)";
+  if (segments.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment)))
+    return "has a '.' or '..' segment (also when percent-encoded, as %2E%2E)";
+  return undefined;
+}
+
+/** What a request Node's parser refused was refused for, in words; the header named, never its value. */
+function parserRefusal(refusal: { code: string; header?: string }): InvalidRequestContent {
+  const reason =
+    refusal.code !== "HPE_INVALID_HEADER_TOKEN"
+      ? `it is not valid HTTP/1.1 (${refusal.code})`
+      : refusal.header !== undefined
+        ? `the header ${refusal.header} holds a character a header value may not (a control character)`
+        : "a header name holds a character a header name may not";
+  return new InvalidRequestContent(`The request was refused before any route: ${reason}.`, refusal.header);
+}
+
 /** The local queue trigger polls with a connection string (Azurite's, under npm start). */
 function storageConnectionString(config: Services["config"]): string {
   if (!config.AzureWebJobsStorage) {
@@ -190,6 +217,14 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   }
 
   async function handle(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
+    const target = incoming.url ?? "/";
+    const problem = target.startsWith("/") ? pathProblem(target) : undefined;
+    if (problem !== undefined) {
+      const error = new InvalidRequestContent(`The request path ${problem}: name each resource plainly.`);
+      const root = new URL(`${origin}/`);
+      writeResponse(outgoing, await invoke(incoming, root, "host", failWith(error), {}, undefined));
+      return;
+    }
     const url = requestUrl(incoming, origin);
     if (!url) {
       const error = new InvalidRequestContent("The request target or the Host header is not valid.", "Host");
@@ -245,9 +280,24 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     });
   }
 
+  /** A request the parser refused: a 400 in the error shape, with the ids, as any answer. */
+  function refuse(
+    incoming: http.IncomingMessage,
+    outgoing: http.ServerResponse,
+    refusal: { code: string; header?: string },
+  ): void {
+    const url = requestUrl(incoming, origin) ?? new URL(`${origin}/`);
+    invoke(incoming, url, "host", failWith(parserRefusal(refusal)), {}, undefined)
+      .then((response) => writeResponse(outgoing, response))
+      .catch((error: unknown) => {
+        log("error", "host", `unhandled failure: ${(error as Error).message}`);
+        outgoing.destroy();
+      });
+  }
+
   const server = http.createServer(serve);
   server.keepAliveTimeout = 5000;
-  serveBareSocketRequests(server, serve);
+  serveBareSocketRequests(server, serve, refuse);
 
   let triggers: QueueTrigger[] = [];
 

@@ -5,12 +5,17 @@ import { nameKey } from "../common/name-key";
 
 export const ASSESSMENT_TYPE = CLUSTER_ASSESSMENT_PATH.resourceType;
 
-/** Azure Migrate's rule for project and assessment names: 1-260 characters, none of <>&:\?/#. */
+/**
+ * Azure Migrate's rule for project and assessment names: 1-260 characters, none of <>&:\?/#, not
+ * white space only, and not dots only (`.` and `..` name no resource: a path would climb). Each rule
+ * a pattern, so that the API description carries it too.
+ */
 const migrateNameSchema = z
   .string()
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   .regex(/^[^<>&:\\?/#\u0000-\u001f]{1,260}$/, "must be 1 to 260 characters, none of < > & : \\ ? / #")
-  .refine((name) => name.trim() !== "", "must have a character other than white space");
+  .regex(/\S/, "must have a character other than white space")
+  .regex(/[^.]/, "must have a character other than '.' (not '.' or '..')");
 
 const NAMES = { ...RESOURCE_GROUP_NAMES, projectName: migrateNameSchema, assessmentName: migrateNameSchema };
 

@@ -1,10 +1,27 @@
 import { z } from "zod";
 
+/** The ASCII characters a resource group name may not hold (all but letters, digits, `-_.()`), and C1 controls. */
+const NOT_IN_GROUP_NAMES = "\\x00-\\x27\\x2A-\\x2C\\x2F\\x3A-\\x40\\x5B-\\x5E\\x60\\x7B-\\x9F";
+
+/**
+ * The rule as the API description states it: `\p{L}` and `\p{N}` are not understood by many
+ * regular expression engines (Python's, RE2), so the document's pattern is exact on ASCII and takes
+ * any other character; the description says that those must be letters or digits.
+ */
+export const RESOURCE_GROUP_NAME_PATTERN = `^[^${NOT_IN_GROUP_NAMES}]{0,89}[^${NOT_IN_GROUP_NAMES}.]$`;
+
 /** ARM resource group names: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'. */
 export const resourceGroupNameSchema = z
   .string()
-  .regex(/^[-\p{L}\p{N}_.()]{1,90}$/u, "must be 1 to 90 letters, digits, '_', '-', '.', '(' or ')'")
-  .refine((name) => !name.endsWith("."), "must not end with '.'");
+  .regex(
+    /^[-\p{L}\p{N}_.()]{0,89}[-\p{L}\p{N}_()]$/u,
+    "must be 1 to 90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'",
+  )
+  .meta({
+    pattern: RESOURCE_GROUP_NAME_PATTERN,
+    description:
+      "1 to 90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'; letters and digits of any script (Unicode categories L and N).",
+  });
 
 export const subscriptionIdSchema = z
   .string()

@@ -73,12 +73,32 @@ const SHOWN_KEYS: readonly string[] = [
 const ENDPOINT_FORM = /^sb:\/\/([^/?#]*)\/?$/;
 
 /**
- * A part's key is quoted in a problem only when it reads as a key name: a part split out of a
- * mangled value may be a piece of a secret.
+ * Keys other Service Bus clients read, which this service refuses: named in a problem, since a
+ * caller who wrote one needs to know which.
+ */
+const FOREIGN_KEYS = [
+  "SharedAccessSignature",
+  "TransportType",
+  "OperationTimeout",
+  "Authentication",
+  "StsEndpoint",
+  "RuntimePort",
+  "ManagementPort",
+];
+
+/**
+ * A part's key is quoted in a problem only when it is a key some client knows (in any letter case):
+ * anything else may be a piece of a secret (a value with a ';' in it, a key pasted in the wrong
+ * place), so the problem names its position instead.
  */
 function quotableKey(key: string): string | undefined {
-  const known = KEYS.find((name) => name.toLowerCase() === key.toLowerCase());
-  return known !== undefined || /^[A-Z][A-Za-z]{2,63}$/.test(key) ? key : undefined;
+  const lower = key.toLowerCase();
+  return [...KEYS, ...FOREIGN_KEYS].some((name) => name.toLowerCase() === lower) ? key : undefined;
+}
+
+/** How a problem names a part's key: the key when quotable, else the part's position (1 = first). */
+function keyNamed(key: string, position: number): string {
+  return quotableKey(key) === undefined ? `the key of part ${position} (not shown)` : `the key ${key}`;
 }
 
 function isKey(key: string): key is Key {
@@ -111,14 +131,13 @@ export function readEndpoint(endpoint: string): EndpointReading {
 }
 
 /** What is wrong with one `key=value` part: an unknown key first, as the most telling. */
-function partProblem(segment: string): string | undefined {
+function partProblem(segment: string, position: number): string | undefined {
   const equals = segment.indexOf("=");
-  if (equals <= 0) return "has a part that is not of the form key=value";
+  if (equals <= 0) return `has a part (part ${position}) that is not of the form key=value`;
   const key = segment.slice(0, equals);
   const canonical = KEYS.find((name) => name.toLowerCase() === key.trim().toLowerCase());
   if (canonical === undefined) {
-    const name = quotableKey(key.trim());
-    return `has ${name === undefined ? "a key (not shown)" : `the key ${name}`}, which is not accepted: the keys are ${KEYS.join(", ")} (UseDevelopmentEmulator for a local emulator only)`;
+    return `has ${keyNamed(key.trim(), position)}, which is not accepted: the keys are ${KEYS.join(", ")} (UseDevelopmentEmulator for a local emulator only)`;
   }
   if (/\s/.test(segment)) return `has white space in its ${canonical} part: write key=value without blanks`;
   if (key !== canonical) return `has the key ${key}: keys are case-sensitive, write ${canonical}`;
@@ -131,20 +150,18 @@ function splitParts(text: string): { values: Map<Key, string>; masked: string; p
   const problems: string[] = [];
   const seen = new Set<string>();
   // Empty parts carry nothing (a trailing ';' is common): the SDK skips them too.
-  for (const segment of text.split(";")) {
+  for (const [index, segment] of text.split(";").entries()) {
     if (segment === "") {
       masked.push(segment);
       continue;
     }
-    const problem = partProblem(segment);
+    const problem = partProblem(segment, index + 1);
     if (problem !== undefined) problems.push(problem);
     const equals = segment.indexOf("=");
     const key = segment.slice(0, Math.max(equals, 0)).trim();
     // Repeats are refused whatever their case: parsers disagree on which copy wins.
-    if (key !== "" && seen.has(key.toLowerCase())) {
-      const name = quotableKey(key);
-      problems.push(`has ${name === undefined ? "a key" : name} more than once`);
-    }
+    if (key !== "" && seen.has(key.toLowerCase()))
+      problems.push(`has ${keyNamed(key, index + 1)} more than once`);
     seen.add(key.toLowerCase());
     if (problem === undefined && isKey(key)) values.set(key, segment.slice(equals + 1));
     masked.push(key === "SharedAccessKey" ? `${key}=${MASKED}` : segment);

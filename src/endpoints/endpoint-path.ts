@@ -3,19 +3,21 @@ import { QUEUE_ENDPOINT_PATH, TWINS_INSTANCE_PATH } from "../common/arm-path";
 import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
 import { nameKey } from "../common/name-key";
 
+// Patterns without lookarounds: the API description carries them, and not every engine has those.
 export const instanceNameSchema = z
   .string()
   .regex(
-    /^(?!-)[A-Za-z0-9-]{3,63}(?<!-)$/,
+    /^[A-Za-z0-9][A-Za-z0-9-]{1,61}[A-Za-z0-9]$/,
     "must be 3 to 63 letters, digits or hyphens, not starting or ending with a hyphen",
   );
 
 export const endpointNameSchema = z
   .string()
   .regex(
-    /^(?![0-9]+$)(?!-)[a-zA-Z0-9-]{2,49}[a-zA-Z0-9]$/,
-    "must be 3 to 50 letters, digits or hyphens, not all digits, not starting or ending with a hyphen",
-  );
+    /^[a-zA-Z0-9][a-zA-Z0-9-]{1,48}[a-zA-Z0-9]$/,
+    "must be 3 to 50 letters, digits or hyphens, not starting or ending with a hyphen",
+  )
+  .regex(/[^0-9]/, "must not be digits only");
 
 const NAMES = { ...RESOURCE_GROUP_NAMES, instanceName: instanceNameSchema, endpointName: endpointNameSchema };
 

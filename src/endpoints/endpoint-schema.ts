@@ -7,34 +7,43 @@ import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secr
  * The secrets are parsed here, once: a body carries them on as typed values, from which the
  * service checks hosts and topic, seals the text and masks the response.
  */
-const KEYS = "Endpoint|SharedAccessKeyName|SharedAccessKey|EntityPath|UseDevelopmentEmulator";
+const KEYS = ["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityPath", "UseDevelopmentEmulator"];
 const PART =
   "(?:Endpoint=sb://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/?|SharedAccessKeyName=[A-Za-z0-9._-]{1,256}" +
   "|SharedAccessKey=[A-Za-z0-9+/=_-]{1,256}|EntityPath=[A-Za-z0-9][A-Za-z0-9._/-]{0,259}" +
   "|UseDevelopmentEmulator=(?:true|false))";
-const required = ["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityPath"]
-  .map((key) => `(?=(?:.*;)?${key}=)`)
-  .join("");
 
 /**
- * What the parser takes, as far as a pattern can say it (for the API description): the four keys,
- * each once, in any order, no blanks. The host rules (a Service Bus host, no IP literal) are prose.
+ * What the parser takes, as far as patterns can say it (for the API description): parts of the
+ * known keys without blanks, the four required ones each present, and no key twice. Patterns
+ * without lookarounds or back-references, which not every engine has: a JSON Schema `allOf` for
+ * what must hold and a `not` for the repeats. The host rules (a Service Bus host, no IP literal) are prose.
  */
-export const CONNECTION_STRING_PATTERN = `^(?!(?:.*;)?(${KEYS})=.*;\\1=)${required}${PART}?(?:;${PART}?)*$`;
+export const CONNECTION_STRING_SCHEMA = {
+  allOf: [
+    { pattern: `^${PART}?(?:;${PART}?)*$` },
+    ...KEYS.slice(0, 4).map((key) => ({ pattern: `(?:^|;)${key}=` })),
+  ],
+  not: { anyOf: KEYS.map((key) => ({ pattern: `(?:^|;)${key}=.*;${key}=` })) },
+};
 
 const connectionStringText = z.string().meta({
-  pattern: CONNECTION_STRING_PATTERN,
+  ...CONNECTION_STRING_SCHEMA,
   description:
     "A Service Bus connection string: exactly Endpoint (sb://<namespace host>/, an Azure Service Bus host, " +
-    "no IP literal), SharedAccessKeyName, SharedAccessKey and EntityPath (UseDevelopmentEmulator for a local " +
-    "emulator only), each once, case-sensitive, without blanks. Answered with SharedAccessKey masked as ***.",
+    "no IP literal; loopback hosts only where ALLOW_LOOPBACK_ENDPOINTS is true), SharedAccessKeyName, SharedAccessKey and EntityPath " +
+    "(UseDevelopmentEmulator for a local emulator only), each once, case-sensitive, without blanks. " +
+    "Answered with SharedAccessKey masked as ***.",
 });
 
 const deadLetterText = z.string().meta({
   pattern: "^https?://[^/?#@\\s]+/[^?#\\s]+\\?[^#\\s]+$",
   description:
-    "The dead-letter blob container: https://<account>.blob.core.windows.net/<container>?<SAS token> (http and " +
-    "path-style only for a local emulator), with no user information and no IP literal. Answered with the query masked as ***.",
+    "The dead-letter blob container: https://<account>.blob.core.windows.net/<container>?<SAS token>, with no " +
+    "user information and no IP literal. Where ALLOW_LOOPBACK_ENDPOINTS is true (local runs, never in Azure), loopback " +
+    "hosts (127.0.0.0/8, [::1], localhost) are admitted too, over http, path-style (/<account>/<container>). The SAS " +
+    "token carries sig= once and sp= once with create and write (sp=cw; sp=rcwl to redeliver), and has not expired. " +
+    "Answered with the query masked as ***.",
 });
 
 /** A server-made field: a body may echo it, with its current value only. */

@@ -6,11 +6,15 @@ import type { ResponseHeader, RouteDefinition, RouteDoc } from "./route";
 
 type JsonObject = Record<string, unknown>;
 
+/** An entity tag (RFC 9110 §8.8.3): `"…"` of etagc characters (`!`, `#` to `~`, obs-text), maybe weak. */
+const OPAQUE_TAG = '"[!#-~\\x80-\\xFF]*"';
+const ENTITY_TAG = `(?:W/)?${OPAQUE_TAG}`;
+
 /**
- * An entity tag as RFC 9110 writes it (quoted, maybe weak), a comma-separated list of them, or `*`.
- * Compared weakly: W/ and the quotes are ignored.
+ * `*`, or a comma-separated list of entity tags, empty elements allowed (RFC 9110 §5.6.1.2), as
+ * src/http/conditional.ts reads it; leading and trailing blanks are not part of a header's value.
  */
-const ENTITY_TAG_LIST = '^(?:\\*|(?:W/)?"[^"]*"(?:[ \\t]*,[ \\t]*(?:W/)?"[^"]*")*)$';
+export const ENTITY_TAG_LIST_PATTERN = `^(?:\\*|(?:,[ \\t]*)*${ENTITY_TAG}(?:[ \\t]*,(?:[ \\t]*,)*[ \\t]*${ENTITY_TAG})*(?:[ \\t]*,)*)$`;
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   AuthenticationProfile:
@@ -62,14 +66,14 @@ function responseHeaders(extra: readonly ResponseHeader[] = []): JsonObject {
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, RFC 7493, is refused too) or InvalidApiVersionParameter",
+  400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, RFC 7493, a body that is not UTF-8, a malformed If-Match or If-None-Match, a query parameter given twice with different values, and a $skipToken of another list are refused too) or InvalidApiVersionParameter",
   401: "AuthenticationFailed (no bearer token) or InvalidAuthenticationToken (WWW-Authenticate says why); under keys, Unauthorized: no key, or a wrong one",
   403: "AuthorizationFailed: the caller's role assignments do not allow the action at this path (whether or not the resource exists)",
-  404: "ResourceNotFound",
+  404: "ResourceNotFound: the resource does not exist, or the path matches no route of this document",
   409: "QuotaExceeded, DeadLettersUnavailable (the endpoint has no usable dead-letter secret), RoleAssignmentExists or RoleAssignmentUpdateNotPermitted",
   412: "PreconditionFailed: If-Match / If-None-Match",
   413: "PayloadTooLarge: the body is over 1 MiB",
-  415: "UnsupportedMediaType: the body is not JSON",
+  415: "UnsupportedMediaType: the Content-Type is not one the operation lists",
   500: "InternalServerError, or SecretsUnreadable (stored secrets sealed under a key this deployment lacks)",
   503: "ServiceUnavailable: a backing store cannot be reached (Retry-After is set)",
 };
@@ -97,7 +101,8 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
       name: "api-version",
       in: "query",
       required: false,
-      description: "Optional; when given, one of these (the newest is used when absent).",
+      description:
+        "Optional; when given, one of these (the newest is used when absent). Its name is read in any letter case (API-VERSION), as ARM reads query names; two different values are a 400.",
       schema: { type: "string", enum: [...doc.apiVersions] },
     });
   }
@@ -107,14 +112,15 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
         name: "$top",
         in: "query",
         required: false,
-        description: `Page size, default ${DEFAULT_PAGE_SIZE}.`,
+        description: `Page size, default ${DEFAULT_PAGE_SIZE}. Its name is read in any letter case.`,
         schema: { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE },
       },
       {
         name: "$skipToken",
         in: "query",
         required: false,
-        description: "Continuation, as found in nextLink (base64url); any other value is refused with 400.",
+        description:
+          "Continuation, as found in nextLink (base64url), of this list only: any other value, and a token of another list (another instance's endpoints, another project's assessments), is refused with 400.",
         schema: { type: "string", pattern: "^[A-Za-z0-9_-]+$" },
       },
     );
@@ -135,7 +141,7 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
       in: "header",
       required: false,
       description: conditional[header],
-      schema: { type: "string", pattern: ENTITY_TAG_LIST },
+      schema: { type: "string", pattern: ENTITY_TAG_LIST_PATTERN },
     });
   }
   list.push({
@@ -182,6 +188,13 @@ function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): Json
       description: "Refused by the Functions host before the route runs (e.g. 414 URI Too Long)",
     };
   }
+  // A request for a path near this one that no route matches (a segment more or less) is a 404.
+  result["404"] ??= {
+    description:
+      "ResourceNotFound: the path matches no route of this document (a segment more or less, a misspelt literal)",
+    headers: responseHeaders(),
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
+  };
   return result;
 }
 
@@ -235,7 +248,7 @@ const COMPONENTS = {
     ETag: {
       description:
         "The resource version's entity tag, strong and quoted: send it in If-Match or If-None-Match.",
-      schema: { type: "string", pattern: '^"[^"]*"$' },
+      schema: { type: "string", pattern: `^${OPAQUE_TAG}$` },
     },
     RetryAfter: {
       description: "Seconds to wait before retrying.",
@@ -312,10 +325,17 @@ export function buildOpenApiDocument(
         "AuthenticationProfile and QueueEndpoint resources, twin event ingest, and the ClusterAssessment lookup. " +
         "A resource's URL path is its id. Field names are camelCase; their snake_case spellings are accepted too. " +
         "A method a path does not list here answers 405 MethodNotAllowed, with an Allow header naming the methods it takes. " +
-        "JSON with a repeated member name (after unescaping) is refused with 400, in a body and in JSON carried in a string. " +
+        "A path that matches no route answers 404 ResourceNotFound in the error shape. A path with an empty segment (//) or " +
+        "a dot segment (., .., also percent-encoded as %2E%2E) is never folded into another path: 400 from the local host; " +
+        "in Azure the platform routes first and names arrive decoded, and no name may be . or .. or hold /. " +
+        "JSON with a repeated member name (after unescaping) is refused with 400, in a body and in JSON carried in a string; " +
+        "so is a body that is not UTF-8. PUT takes application/json only; PATCH takes application/json or " +
+        "application/merge-patch+json (a JSON Patch is 415). Query parameter names are read in any letter case, as ARM reads them. " +
         "Endpoint connection strings hold exactly Endpoint, SharedAccessKeyName, SharedAccessKey and EntityPath, and point " +
         "at an Azure Service Bus host; dead-letter URLs are https to an Azure blob host with a SAS query and no user " +
-        "information; IP literals are refused. Secrets never come back: SharedAccessKey and the SAS query are masked as ***. " +
+        "information; IP literals are refused, except that where ALLOW_LOOPBACK_ENDPOINTS is true (local runs only, never " +
+        "in Azure) loopback hosts (127.0.0.0/8, [::1], localhost) are admitted, over plain AMQP and http. " +
+        "Secrets never come back: SharedAccessKey and the SAS query are masked as ***. " +
         "Count quotas are exact under concurrent requests; a PUT without preconditions replaces whatever is current. " +
         "Callers (AUTH_MODE=entra, the default): an Entra ID bearer token, judged by role assignments on scopes that are " +
         "prefixes of the request's path on segment boundaries (case-insensitively), inherited downward; every write records " +

@@ -4,29 +4,42 @@ import { describePointer, type JsonRefusal, parseStrictJson } from "../common/st
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+/** The media types a body may be sent as, in lower case, parameters aside. */
+export type MediaTypes = readonly string[];
 
-export function isJsonMediaType(contentType: string | null): boolean {
-  const mediaType = contentType?.split(";")[0]?.trim() ?? "";
-  return JSON_MEDIA_TYPE.test(mediaType);
+/** A resource write (PUT; and role assignments, redelivery): plain JSON only. */
+export const JSON_ONLY: MediaTypes = ["application/json"];
+
+/**
+ * A PATCH: plain JSON, or a JSON merge patch (RFC 7396), which is what a PATCH of these bodies
+ * is (fields given replace, `null` removes). JSON Patch (RFC 6902) is a list of operations: 415.
+ */
+export const PATCH_MEDIA_TYPES: MediaTypes = ["application/json", "application/merge-patch+json"];
+
+/** The media type of a Content-Type header, in lower case, without parameters ("" when absent). */
+export function mediaTypeOf(contentType: string | null): string {
+  return (contentType?.split(";")[0] ?? "").trim().toLowerCase();
 }
+
+/** Bytes that are not UTF-8 are refused, never replaced: content is stored exactly as sent. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export function payloadTooLarge(): PayloadTooLarge {
   return new PayloadTooLarge(`The request body exceeds the limit of ${MAX_BODY_BYTES} bytes.`);
 }
 
 /**
- * Reads a write request's JSON body: 413 over 1 MiB, 415 for a non-JSON content type, 400 when
- * empty, not JSON, nested too deep, or repeating a member name (I-JSON, RFC 7493).
+ * Reads a write request's JSON body: 413 over 1 MiB, 415 for a content type not in `accepted`,
+ * 400 when empty, not UTF-8, not JSON, nested too deep, or repeating a member name (I-JSON, RFC 7493).
  */
-export async function readJsonBody(request: HttpRequest): Promise<unknown> {
-  return parseJsonBytes(request, await readBodyBytes(request));
+export async function readJsonBody(request: HttpRequest, accepted: MediaTypes): Promise<unknown> {
+  return parseJsonBytes(request, await readBodyBytes(request), accepted);
 }
 
 /** As readJsonBody, but an empty body (with any or no Content-Type) is undefined rather than a 400. */
-export async function readOptionalJsonBody(request: HttpRequest): Promise<unknown> {
+export async function readOptionalJsonBody(request: HttpRequest, accepted: MediaTypes): Promise<unknown> {
   const bytes = await readBodyBytes(request);
-  return bytes.byteLength === 0 ? undefined : parseJsonBytes(request, bytes);
+  return bytes.byteLength === 0 ? undefined : parseJsonBytes(request, bytes, accepted);
 }
 
 async function readBodyBytes(request: HttpRequest): Promise<Buffer> {
@@ -37,17 +50,25 @@ async function readBodyBytes(request: HttpRequest): Promise<Buffer> {
   return bytes;
 }
 
-function parseJsonBytes(request: HttpRequest, bytes: Buffer): unknown {
-  if (!isJsonMediaType(request.headers.get("content-type"))) {
+function parseJsonBytes(request: HttpRequest, bytes: Buffer, accepted: MediaTypes): unknown {
+  if (!accepted.includes(mediaTypeOf(request.headers.get("content-type")))) {
     throw new UnsupportedMediaType(
-      "The request body must be JSON: send Content-Type: application/json.",
+      `The request body must be sent with Content-Type: ${accepted.join(" or ")}.`,
       "Content-Type",
     );
   }
   if (bytes.byteLength === 0) throw new InvalidRequestContent("The request body is required.");
-  const result = parseStrictJson(bytes.toString("utf8"));
+  const result = parseStrictJson(decodeUtf8(bytes));
   if (!result.ok) throw refusalError(result.refusal);
   return result.value;
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new InvalidRequestContent("The request body is not valid UTF-8 (RFC 8259 §8.1).");
+  }
 }
 
 function refusalError(refusal: JsonRefusal): InvalidRequestContent {
@@ -67,8 +88,11 @@ function refusalError(refusal: JsonRefusal): InvalidRequestContent {
 }
 
 /** As readJsonBody, and the body must be a JSON object. */
-export async function readJsonObjectBody(request: HttpRequest): Promise<Record<string, unknown>> {
-  const parsed = await readJsonBody(request);
+export async function readJsonObjectBody(
+  request: HttpRequest,
+  accepted: MediaTypes,
+): Promise<Record<string, unknown>> {
+  const parsed = await readJsonBody(request, accepted);
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new InvalidRequestContent("The request body must be a JSON object.");
   }

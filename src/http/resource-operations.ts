@@ -7,8 +7,8 @@ import type { Services } from "../services";
 import { checkApiVersion } from "./api-version";
 import { readPreconditions } from "./conditional";
 import { camelCaseKeys } from "./field-names";
-import { listBody, readPageRequest } from "./paging";
-import { readJsonObjectBody } from "./request-body";
+import { listBody, listIdentity, readPageRequest } from "./paging";
+import { JSON_ONLY, type MediaTypes, PATCH_MEDIA_TYPES, readJsonObjectBody } from "./request-body";
 import { deleted, jsonResponse, noContent, notModified } from "./responses";
 import type { AuthLevel, RouteDefinition } from "./route";
 import { parseOrThrow } from "./validation";
@@ -60,8 +60,8 @@ function itemPathOf<ItemPath>(
   return parseOrThrow(spec.itemPath, request.params);
 }
 
-async function bodyOf<B>(request: HttpRequest, schema: z.ZodType<B>): Promise<B> {
-  return parseOrThrow(schema, camelCaseKeys(await readJsonObjectBody(request)));
+async function bodyOf<B>(request: HttpRequest, schema: z.ZodType<B>, accepted: MediaTypes): Promise<B> {
+  return parseOrThrow(schema, camelCaseKeys(await readJsonObjectBody(request, accepted)));
 }
 
 function itemDoc(spec: AnySpec) {
@@ -72,8 +72,8 @@ function resourceDoc(spec: AnySpec) {
   return { schema: spec.resourceSchema, example: spec.examples.resource };
 }
 
-function writeBody(schema: z.ZodType, example: unknown) {
-  return { schema, example, contentTypes: ["application/json"] as const };
+function writeBody(schema: z.ZodType, example: unknown, contentTypes: MediaTypes) {
+  return { schema, example, contentTypes };
 }
 
 /** GET of the collection: one page, with an absolute nextLink while more remain. */
@@ -103,11 +103,12 @@ export function listRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, 
     handler: async (request, _context, services, caller) => {
       checkApiVersion(request, spec.apiVersions);
       const path = parseOrThrow(spec.collectionPath, request.params);
-      const page = await spec.service(services).list(path, readPageRequest(request));
+      const list = listIdentity(spec.collectionRoute, request.params);
+      const page = await spec.service(services).list(path, readPageRequest(request, list));
       const { mayRead } = caller;
       const pathOf = spec.pathOf ?? ((resource: R) => (resource as { id: string }).id);
       const shown = mayRead ? { ...page, items: page.items.filter((item) => mayRead(pathOf(item))) } : page;
-      return jsonResponse(200, listBody(request, shown, services.config));
+      return jsonResponse(200, listBody(request, shown, services.config, list));
     },
   };
 }
@@ -136,8 +137,11 @@ export function getRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
       errors: [400, 404],
     },
     handler: async (request, _context, services) => {
-      const { resource, etag } = await spec.service(services).get(itemPathOf(spec, request));
-      if (isNotModified(readPreconditions(request).ifNoneMatch, etag)) return notModified(etag);
+      const path = itemPathOf(spec, request);
+      // Read before the store is: a malformed header is a 400 whether or not the resource exists.
+      const { ifNoneMatch } = readPreconditions(request, ["If-None-Match"]);
+      const { resource, etag } = await spec.service(services).get(path);
+      if (isNotModified(ifNoneMatch, etag)) return notModified(etag);
       return jsonResponse(200, resource, etag);
     },
   };
@@ -155,7 +159,7 @@ export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
       summary: `Create or replace a ${spec.noun}`,
       description: `Creates the ${spec.noun} (201) or replaces it (200). If-Match makes the write conditional on the current ETag (\`*\`: it must exist); If-None-Match: \`*\` makes it a create only.`,
       conditionalHeaders: ["If-Match", "If-None-Match"],
-      requestBody: writeBody(spec.putBody, spec.examples.put),
+      requestBody: writeBody(spec.putBody, spec.examples.put, JSON_ONLY),
       responses: [
         { status: 200, description: "Replaced", ...resourceDoc(spec), headers: ["ETag"] },
         { status: 201, description: "Created", ...resourceDoc(spec), headers: ["ETag"] },
@@ -164,10 +168,11 @@ export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
     },
     handler: async (request, _context, services, caller) => {
       const path = itemPathOf(spec, request);
-      const put = await bodyOf(request, spec.putBody);
+      const preconditions = readPreconditions(request);
+      const put = await bodyOf(request, spec.putBody, JSON_ONLY);
       const { versioned, created } = await spec
         .service(services)
-        .put(path, put, readPreconditions(request), actorOf(caller.principal));
+        .put(path, put, preconditions, actorOf(caller.principal));
       return jsonResponse(created ? 201 : 200, versioned.resource, versioned.etag);
     },
   };
@@ -189,7 +194,7 @@ export function patchRoute<C, I, R, P, Q>(
       summary: `Change some fields of a ${spec.noun}`,
       description: `Applies the fields given to the latest version of an existing ${spec.noun}; If-Match makes it conditional on the current ETag.`,
       conditionalHeaders: ["If-Match"],
-      requestBody: writeBody(patchBody, spec.examples.patch ?? {}),
+      requestBody: writeBody(patchBody, spec.examples.patch ?? {}, PATCH_MEDIA_TYPES),
       responses: [{ status: 200, description: "Changed", ...resourceDoc(spec), headers: ["ETag"] }],
       errors: [400, 404, 409, 412, 413, 415],
     },
@@ -197,13 +202,9 @@ export function patchRoute<C, I, R, P, Q>(
       const service = spec.service(services);
       if (!service.patch) throw new Error(`${name}: a PATCH route without a patch operation`);
       const path = itemPathOf(spec, request);
-      const patch = await bodyOf(request, patchBody);
-      const { resource, etag } = await service.patch(
-        path,
-        patch,
-        readPreconditions(request),
-        actorOf(caller.principal),
-      );
+      const preconditions = readPreconditions(request);
+      const patch = await bodyOf(request, patchBody, PATCH_MEDIA_TYPES);
+      const { resource, etag } = await service.patch(path, patch, preconditions, actorOf(caller.principal));
       return jsonResponse(200, resource, etag);
     },
   };

@@ -7,11 +7,11 @@ import { roleAssignmentNameSchema } from "./role-assignment-schema";
 /** Where the role assignments of a scope live, below the scope's own path. */
 export const ROLE_ASSIGNMENTS_SEGMENT = "providers/Microsoft.Authorization/roleAssignments";
 
-/** A name in a generic ARM scope: one path segment of the characters ARM names use, never '.' or '..'. */
+/** A name in a generic ARM scope: one path segment of the characters ARM names use, never dots only ('.', '..'). */
 const genericName = z
   .string()
   .regex(/^[A-Za-z0-9._()~-]{1,260}$/, "must be 1 to 260 letters, digits, '.', '_', '(', ')', '~' or '-'")
-  .refine((name) => name !== "." && name !== "..", "must not be '.' or '..'");
+  .regex(/[^.]/, "must have a character other than '.' (not '.' or '..')");
 
 const RESOURCE_NAMES = {
   ...RESOURCE_GROUP_NAMES,

@@ -128,8 +128,9 @@ describe("request bodies", () => {
     await expectArmError(response, 415, "UnsupportedMediaType", "Content-Type");
   });
 
-  it("accepts a JSON content type with parameters or a +json suffix", async () => {
-    for (const contentType of ["application/json; charset=utf-8", "application/merge-patch+json"]) {
+  // PUT takes application/json alone (a merge patch or JSON Patch is 415: test/integration/refused-inputs.test.ts).
+  it("accepts application/json with parameters, in any letter case", async () => {
+    for (const contentType of ["application/json; charset=utf-8", "Application/JSON"]) {
       const response = await host.request("/authenticationProfiles/typed", {
         method: "PUT",
         body: profileBody,

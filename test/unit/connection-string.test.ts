@@ -88,6 +88,23 @@ describe("alternate spellings of the keys", () => {
     expect(JSON.stringify(problems)).not.toContain(KEY);
   });
 
+  it.each([
+    ["a word that reads as a key name", "SecretToken"],
+    ["a secret pasted as a key", "c2VjcmV0LWtleS12YWx1ZQ"],
+    ["a misspelt key", "SharedAccesKey"],
+  ])("names an unknown key by its position only: %s", (_label, key) => {
+    const problems = problemsOf(`${GOOD};${key}=${KEY}`);
+    expect(problems).toEqual([expect.stringContaining("the key of part 5 (not shown)")]);
+    expect(JSON.stringify(problems)).not.toContain(key);
+    expect(maskConnectionString(`${GOOD};${key}=${KEY}`)).not.toContain(key);
+  });
+
+  it("names a repeated unknown key by its position", () => {
+    const problems = problemsOf(`${GOOD};Junk=1;Junk=2`);
+    expect(problems).toContainEqual(expect.stringContaining("the key of part 6 (not shown) more than once"));
+    expect(JSON.stringify(problems)).not.toContain("Junk");
+  });
+
   it("does not quote a key that does not look like a key name (it may be a piece of a secret)", () => {
     const problems = problemsOf(`${GOOD};${KEY.slice(0, 12)}+x=${KEY}`);
     expect(problems).toHaveLength(1);

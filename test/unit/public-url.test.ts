@@ -71,11 +71,12 @@ describe("publicBaseUrl", () => {
 describe("nextLink", () => {
   it("puts the request's path and query under the public base, without the key", () => {
     const link = new URL(
-      nextLink(spoofed, "token", { PUBLIC_BASE_URL: "https://api.contoso.example/twins" }),
+      nextLink(spoofed, '"token"', { PUBLIC_BASE_URL: "https://api.contoso.example/twins" }, "list-a"),
     );
     expect(`${link.origin}${link.pathname}`).toBe("https://api.contoso.example/twins/authenticationProfiles");
     expect(link.searchParams.get("$top")).toBe("1");
-    expect(link.searchParams.get("$skipToken")).toBe(Buffer.from("token").toString("base64url"));
+    const token = Buffer.from(link.searchParams.get("$skipToken") ?? "", "base64url").toString("utf8");
+    expect(JSON.parse(token)).toEqual({ l: "list-a", c: '"token"' });
     expect(link.searchParams.has("code")).toBe(false);
   });
 });

@@ -1,7 +1,16 @@
 import { HttpRequest } from "@azure/functions";
 import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../../src/common/errors";
 import { MAX_JSON_DEPTH } from "../../src/common/json-depth";
-import { MAX_BODY_BYTES, readJsonBody, readJsonObjectBody } from "../../src/http/request-body";
+import {
+  JSON_ONLY,
+  MAX_BODY_BYTES,
+  PATCH_MEDIA_TYPES,
+  readJsonBody as readBody,
+  readJsonObjectBody as readObjectBody,
+} from "../../src/http/request-body";
+
+const readJsonBody = (request: HttpRequest) => readBody(request, JSON_ONLY);
+const readJsonObjectBody = (request: HttpRequest) => readObjectBody(request, JSON_ONLY);
 
 // In Azure no local host sits in front of the handler: the handler's own checks must hold.
 function request(
@@ -100,5 +109,73 @@ describe("a body that is not JSON", () => {
     const error = await readJsonBody(request('{"key":s3cr3t}')).catch((thrown: unknown) => thrown as Error);
     expect(error).toBeInstanceOf(InvalidRequestContent);
     expect((error as Error).message).not.toContain("s3cr3t");
+  });
+});
+
+function bytesRequest(bytes: Buffer, contentType = "application/json"): HttpRequest {
+  return new HttpRequest({
+    method: "PUT",
+    url: "http://localhost/x",
+    body: { bytes },
+    headers: { "content-type": contentType },
+  });
+}
+
+describe("media types", () => {
+  it.each([
+    "application/merge-patch+json",
+    "application/json-patch+json",
+    "application/vnd.x+json",
+    "text/json",
+  ])("refuses %s where only application/json is taken", async (type) => {
+    await expect(readJsonBody(request("{}", { "content-type": type }))).rejects.toBeInstanceOf(
+      UnsupportedMediaType,
+    );
+  });
+
+  it.each([
+    "application/json",
+    "APPLICATION/JSON",
+    "application/json; charset=utf-8",
+    " application/json ;x=1",
+  ])("takes %s", async (type) => {
+    await expect(readJsonBody(request("{}", { "content-type": type }))).resolves.toEqual({});
+  });
+
+  it("takes a merge patch where PATCH media types are taken, but not a JSON Patch", async () => {
+    const patch = (type: string) => readBody(request("{}", { "content-type": type }), PATCH_MEDIA_TYPES);
+    await expect(patch("application/merge-patch+json")).resolves.toEqual({});
+    await expect(patch("application/json")).resolves.toEqual({});
+    await expect(patch("application/json-patch+json")).rejects.toBeInstanceOf(UnsupportedMediaType);
+  });
+
+  it("names the media types taken", async () => {
+    const error = await readBody(request("{}", { "content-type": "text/plain" }), PATCH_MEDIA_TYPES).catch(
+      (thrown: unknown) => thrown as UnsupportedMediaType,
+    );
+    expect(error).toMatchObject({ target: "Content-Type" });
+    expect((error as Error).message).toContain("application/merge-patch+json");
+  });
+});
+
+describe("bytes that are not UTF-8", () => {
+  it.each([
+    ["a lone continuation byte", [0x80]],
+    ["a truncated sequence", [0xc3]],
+    ["an overlong encoding of '/'", [0xc0, 0xaf]],
+    ["an encoded surrogate", [0xed, 0xa0, 0x80]],
+    ["a byte no UTF-8 holds", [0xff]],
+  ])("refuses %s inside a string with 400, never replacing it with U+FFFD", async (_label, bad) => {
+    const bytes = Buffer.concat([Buffer.from('{"a":"x'), Buffer.from(bad), Buffer.from('y"}')]);
+    const error = await readJsonBody(bytesRequest(bytes)).catch((thrown: unknown) => thrown as Error);
+    expect(error).toBeInstanceOf(InvalidRequestContent);
+    expect((error as Error).message).toMatch(/UTF-8/);
+  });
+
+  it("takes every valid UTF-8 sequence as it is", async () => {
+    const text = '{"a":"é € 😀 \\u0000"}';
+    await expect(readJsonBody(bytesRequest(Buffer.from(text, "utf8")))).resolves.toEqual({
+      a: "é € 😀 \u0000",
+    });
   });
 });

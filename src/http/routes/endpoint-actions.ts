@@ -4,7 +4,7 @@ import { QUEUE_ENDPOINT_PATH } from "../../common/arm-path";
 import { InvalidRequestContent } from "../../common/errors";
 import { endpointPathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
 import { checkApiVersion } from "../api-version";
-import { readOptionalJsonBody } from "../request-body";
+import { JSON_ONLY, readOptionalJsonBody } from "../request-body";
 import { jsonResponse } from "../responses";
 import type { RouteDefinition } from "../route";
 import { parseOrThrow } from "../validation";
@@ -16,17 +16,23 @@ export const redeliverRequestSchema = z
     from: z.iso
       .datetime({ offset: true })
       .optional()
-      .describe("Redeliver dead letters written at or after this time (ISO 8601). Default: no lower bound."),
+      .describe(
+        "Redeliver dead letters written at or after this time (ISO 8601). Default: no lower bound. Must not be later than `to` (compared as instants, offsets applied): 400 otherwise.",
+      ),
     to: z.iso
       .datetime({ offset: true })
       .optional()
-      .describe("Redeliver dead letters written at or before this time (ISO 8601). Default: no upper bound."),
+      .describe(
+        "Redeliver dead letters written at or before this time (ISO 8601). Default: no upper bound. Must not be earlier than `from`.",
+      ),
     force: z
       .boolean()
       .optional()
       .describe("Also redeliver dead letters marked `redelivered` by an earlier run. Default false."),
   })
-  .describe("Which dead letters to redeliver; the body may be left out (all not yet redelivered).");
+  .describe(
+    "Which dead letters to redeliver; the body may be left out (all not yet redelivered). `from` later than `to` is a 400 (a rule JSON Schema cannot state).",
+  );
 
 export const redeliverResultSchema = z
   .object({
@@ -60,7 +66,7 @@ export const redeliverRoute: RouteDefinition = {
     requestBody: {
       schema: redeliverRequestSchema,
       example: { from: "2026-11-22T00:00:00Z", to: "2026-11-22T12:00:00Z", force: false },
-      contentTypes: ["application/json"],
+      contentTypes: JSON_ONLY,
       optional: true,
     },
     responses: [
@@ -77,7 +83,7 @@ export const redeliverRoute: RouteDefinition = {
   handler: async (request, context, { endpoints, deadLetterRedelivery }) => {
     checkApiVersion(request, RESOURCE_API_VERSIONS);
     const path = parseOrThrow(endpointPathSchema, request.params);
-    const body = parseOrThrow(redeliverRequestSchema, (await readOptionalJsonBody(request)) ?? {});
+    const body = parseOrThrow(redeliverRequestSchema, (await readOptionalJsonBody(request, JSON_ONLY)) ?? {});
     const from = body.from === undefined ? undefined : new Date(body.from);
     const to = body.to === undefined ? undefined : new Date(body.to);
     if (from !== undefined && to !== undefined && from.getTime() > to.getTime()) {
