@@ -143,6 +143,7 @@ export class RoleAssignmentService
       addressOf(path),
       preconditions,
       (existing, address) => {
+        checkEchoedSystemData(body.systemData, existing?.systemData);
         if (existing) {
           const same =
             existing.scopeKeyPath === scopeKeyPath &&
