@@ -423,6 +423,29 @@ describe("npm start refuses to start", () => {
     }
   }, 60_000);
 
+  it("when several ports are in use: exit 1 and one message naming every one of them", async () => {
+    const ports = await freePorts();
+    const busy = ["AZURITE_QUEUE_PORT", "COSMOS_PORT", "ISSUER_PORT"];
+    const blockers = await Promise.all(
+      busy.map(async (variable) => {
+        const blocker = net.createServer();
+        await new Promise<void>((resolve) => blocker.listen(Number(ports[variable]), "127.0.0.1", resolve));
+        return blocker;
+      }),
+    );
+    try {
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: tempDir("launcher-data-") });
+      expect(await launcher.exited).toEqual({ code: 1, signal: null });
+      expect(launcher.stderr()).toBe(
+        `Ports already in use: ${ports.AZURITE_QUEUE_PORT} (AZURITE_QUEUE_PORT), ${ports.COSMOS_PORT} (COSMOS_PORT), ${ports.ISSUER_PORT} (ISSUER_PORT); set AZURITE_QUEUE_PORT, COSMOS_PORT, ISSUER_PORT to other ports.\n`,
+      );
+      expect(launcher.stdout()).toBe("");
+      await expectAllPortsFree({ ...ports, AZURITE_QUEUE_PORT: "0", COSMOS_PORT: "0", ISSUER_PORT: "0" });
+    } finally {
+      await Promise.all(blockers.map((blocker) => new Promise((resolve) => blocker.close(resolve))));
+    }
+  }, 60_000);
+
   it("when a setting is invalid: exit 1 and a message naming it", async () => {
     const ports = await freePorts();
     const launcher = launch({
