@@ -1,6 +1,7 @@
 import type { HttpRequest } from "@azure/functions";
 import { type z, z as zod } from "zod";
 import { actorOf } from "../auth/principal";
+import { type ErrorDetail, InvalidRequestContent, invalidRequest } from "../common/errors";
 import { isNotModified } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
 import type { Services } from "../services";
@@ -31,6 +32,12 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   collectionPath: z.ZodObject & z.ZodType<CollectionPath>;
   itemPath: z.ZodObject & z.ZodType<ItemPath>;
   putBody: z.ZodType<Put>;
+  /**
+   * Problems of a body that only the service sees (where an endpoint may point), for the fields
+   * its schema read: added to the schema's own when the body is refused, so one 400 lists every
+   * field's problems, rather than one field's hiding another's until the first is fixed.
+   */
+  moreBodyProblems?: (body: Record<string, unknown>, services: Services) => ErrorDetail[];
   /** The key writes (PUT, PATCH, DELETE) and reads take under AUTH_MODE=keys. Default "function". */
   writeAuthLevel?: AuthLevel;
   readAuthLevel?: AuthLevel;
@@ -60,8 +67,19 @@ function itemPathOf<ItemPath>(
   return parseOrThrow(spec.itemPath, request.params);
 }
 
-async function bodyOf<B>(request: HttpRequest, schema: z.ZodType<B>): Promise<B> {
-  return parseOrThrow(schema, camelCaseKeys(await readJsonObjectBody(request)));
+async function bodyOf<B>(
+  request: HttpRequest,
+  schema: z.ZodType<B>,
+  more?: (body: Record<string, unknown>) => ErrorDetail[],
+): Promise<B> {
+  const body = camelCaseKeys(await readJsonObjectBody(request)) as Record<string, unknown>;
+  try {
+    return parseOrThrow(schema, body);
+  } catch (error) {
+    const added = error instanceof InvalidRequestContent && more ? more(body) : [];
+    if (added.length === 0) throw error;
+    throw invalidRequest([...(error as InvalidRequestContent).details, ...added]);
+  }
 }
 
 function itemDoc(spec: AnySpec) {
@@ -164,7 +182,11 @@ export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
     },
     handler: async (request, _context, services, caller) => {
       const path = itemPathOf(spec, request);
-      const put = await bodyOf(request, spec.putBody);
+      const put = await bodyOf(
+        request,
+        spec.putBody,
+        (body) => spec.moreBodyProblems?.(body, services) ?? [],
+      );
       const { versioned, created } = await spec
         .service(services)
         .put(path, put, readPreconditions(request), actorOf(caller.principal));
@@ -197,7 +219,7 @@ export function patchRoute<C, I, R, P, Q>(
       const service = spec.service(services);
       if (!service.patch) throw new Error(`${name}: a PATCH route without a patch operation`);
       const path = itemPathOf(spec, request);
-      const patch = await bodyOf(request, patchBody);
+      const patch = await bodyOf(request, patchBody, (body) => spec.moreBodyProblems?.(body, services) ?? []);
       const { resource, etag } = await service.patch(
         path,
         patch,
