@@ -59,7 +59,14 @@ function dependenciesOf(folder) {
  * is one ServiceError class, and `instanceof` holds, whichever way the package was loaded).
  */
 function writeEsmEntry(folder) {
-  const names = Object.keys(require(path.join(folder, "index.js"))).filter((name) => name !== "__esModule");
+  // The names tsc's CommonJS output exports (read, not loaded: its dependencies may not resolve
+  // from the output folder); test/docs/client-setup.test.ts checks they are all of them.
+  const compiled = fs.readFileSync(path.join(folder, "index.js"), "utf8");
+  const found = [
+    ...compiled.matchAll(/Object\.defineProperty\(exports, "([A-Za-z_$][\w$]*)"/g),
+    ...compiled.matchAll(/\bexports\.([A-Za-z_$][\w$]*) =/g),
+  ].map((match) => match[1]);
+  const names = [...new Set(found)].filter((name) => name !== "__esModule");
   const esm = [
     "// The ES module entry: the CommonJS module's exports, by name (one copy of each, not two).",
     'import client from "./index.js";',
@@ -98,12 +105,18 @@ const manifest = {
 };
 
 // Compiled in place and only when a source changed (dev/incremental-build.js): a tsconfig in the
-// output folder puts the client's project there.
+// output folder puts the client's project there. Type packages are looked up from a tsconfig's own
+// folder, so they are named here: the output may be anywhere (the tests stage in the temp folder).
 fs.mkdirSync(output, { recursive: true });
 const stageConfig = path.join(output, "tsconfig.stage.json");
+const stageOptions = {
+  outDir: path.join(output, "dist"),
+  tsBuildInfoFile: path.join(output, "dist", "client.tsbuildinfo"),
+  typeRoots: [path.join(root, "node_modules", "@types")],
+};
 writeIfChanged(
   stageConfig,
-  `${JSON.stringify({ extends: path.join(__dirname, "tsconfig.json"), compilerOptions: { outDir: path.join(output, "dist"), tsBuildInfoFile: path.join(output, "dist", "client.tsbuildinfo") } }, null, 2)}\n`,
+  `${JSON.stringify({ extends: path.join(__dirname, "tsconfig.json"), compilerOptions: stageOptions }, null, 2)}\n`,
 );
 execFileSync(process.execPath, [path.join(root, "dev", "incremental-build.js"), stageConfig], {
   stdio: "inherit",
