@@ -15,6 +15,8 @@ const ROOT = path.join(__dirname, "..", "..");
 const FUNCTION_KEY = "launcher-test-function-key";
 const MASTER_KEY = "launcher-test-master-key";
 const STARTUP_TIMEOUT_MS = 120_000;
+const ENDPOINT_PATH =
+  "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/plant/endpoints/rotated";
 const PORT_VARIABLES = [
   "PORT",
   "AZURITE_BLOB_PORT",
@@ -200,6 +202,17 @@ describe("npm start", () => {
         body: JSON.stringify({ authenticationProfileContent: '{"a":"b"}' }),
       });
       expect(put.status).toBe(201);
+      // An endpoint, whose secrets are sealed under the local key (rotated below).
+      const connection = readLocalEnvFile({ LOCAL_DATA_DIR: dataDir }).SERVICEBUS_CONNECTION as string;
+      const endpoint = await fetchWithKey(baseUrl, ENDPOINT_PATH, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          queuePrimaryConnectionString: connection,
+          queueSecondaryConnectionString: connection,
+        }),
+      });
+      expect(endpoint.status).toBe(201);
       first = { launcher, ports, children: descendants(launcher.child.pid as number) };
     },
     STARTUP_TIMEOUT_MS + 30_000,
@@ -223,14 +236,36 @@ describe("npm start", () => {
     expect(launcher.stderr()).toBe("");
   }, 90_000);
 
+  it("npm run rotate-key replaces the local key and keeps the old one", () => {
+    const keyFile = path.join(dataDir, "secrets-encryption-key");
+    const before = readFileSync(keyFile, "utf8");
+    const output = execFileSync(process.execPath, [path.join(ROOT, "dist", "dev", "rotate-key-main.js")], {
+      cwd: ROOT,
+      env: { ...cleanEnvironment(), LOCAL_SETTINGS_FILE: testSettings, LOCAL_DATA_DIR: dataDir },
+      encoding: "utf8",
+    });
+    expect(output).toContain("1 previous key");
+    expect(output).not.toContain(before.trim());
+    expect(readFileSync(keyFile, "utf8")).not.toBe(before);
+    expect(readFileSync(path.join(dataDir, "secrets-encryption-previous-keys"), "utf8")).toBe(before);
+  });
+
   it(
-    "restores the profiles when started again with the same data folder",
+    "restores the profiles when started again with the same data folder, and after a key rotation opens the endpoint",
     async () => {
       const ports = await freePorts();
       const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir, AUTH_MODE: "keys" });
       await waitForSummary(launcher);
       const baseUrl = `http://127.0.0.1:${ports.PORT}`;
-      expect(launcher.stdout()).toContain(`local key from ${path.join(dataDir, "secrets-encryption-key")}`);
+      expect(launcher.stdout()).toContain(
+        `local key from ${path.join(dataDir, "secrets-encryption-key")} (and 1 previous key, npm run rotate-key)`,
+      );
+      // A plain restart after `npm run rotate-key`: the endpoint sealed under the old key opens.
+      const endpoint = await fetchWithKey(baseUrl, ENDPOINT_PATH);
+      expect(endpoint.status).toBe(200);
+      expect(((await endpoint.json()) as Record<string, string>).queuePrimaryConnectionString).toContain(
+        "SharedAccessKey=***",
+      );
       const list = await fetchWithKey(baseUrl, "/authenticationProfiles");
       expect(list.status).toBe(200);
       const { value } = (await list.json()) as { value: { id: string }[] };
