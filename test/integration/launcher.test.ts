@@ -283,7 +283,8 @@ describe("npm start", () => {
     async () => {
       const dir = tempDir("launcher-data-");
       const ports = await freePorts();
-      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dir });
+      // Keys mode: fetchWithKey calls with the function key, which AUTH_MODE=entra refuses.
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: dir, AUTH_MODE: "keys" });
       await waitForSummary(launcher);
       const baseUrl = `http://127.0.0.1:${ports.PORT}`;
       const names = ["crash-1", "crash-2", "crash-3", "crash-4"];
@@ -306,7 +307,7 @@ describe("npm start", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
 
-      const again = launch({ ...(await freePorts()), LOCAL_DATA_DIR: dir });
+      const again = launch({ ...(await freePorts()), LOCAL_DATA_DIR: dir, AUTH_MODE: "keys" });
       await waitForSummary(again);
       const againUrl = /Functions host\s+(http:\/\/\S+)/.exec(again.stdout())?.[1] as string;
       for (const name of names) {
