@@ -53,6 +53,36 @@ function dependenciesOf(folder) {
   return dependencies;
 }
 
+/**
+ * An ES module entry beside the CommonJS one: `import` in an ES module project gets named exports
+ * it can rely on, and the same objects as `require` (it re-exports the CommonJS module, so there
+ * is one ServiceError class, and `instanceof` holds, whichever way the package was loaded).
+ */
+function writeEsmEntry(folder) {
+  // The names tsc's CommonJS output exports (read, not loaded: its dependencies may not resolve
+  // from the output folder); test/docs/client-setup.test.ts checks they are all of them.
+  const compiled = fs.readFileSync(path.join(folder, "index.js"), "utf8");
+  const found = [
+    ...compiled.matchAll(/Object\.defineProperty\(exports, "([A-Za-z_$][\w$]*)"/g),
+    ...compiled.matchAll(/\bexports\.([A-Za-z_$][\w$]*) =/g),
+  ].map((match) => match[1]);
+  const names = [...new Set(found)].filter((name) => name !== "__esModule");
+  const esm = [
+    "// The ES module entry: the CommonJS module's exports, by name (one copy of each, not two).",
+    'import client from "./index.js";',
+    `export const { ${names.join(", ")} } = client;`,
+    "",
+  ].join("\n");
+  writeIfChanged(path.join(folder, "index.mjs"), esm);
+  writeIfChanged(path.join(folder, "index.d.mts"), 'export * from "./index.js";\n');
+}
+
+/** Writes only what changed, so an unchanged package keeps its files' times. */
+function writeIfChanged(file, text) {
+  if (fs.existsSync(file) && fs.readFileSync(file, "utf8") === text) return;
+  fs.writeFileSync(file, text);
+}
+
 const manifest = {
   name: "@twin-resource-service/client",
   version,
@@ -63,23 +93,37 @@ const manifest = {
   main: "dist/client/index.js",
   types: "dist/client/index.d.ts",
   exports: {
-    ".": { types: "./dist/client/index.d.ts", default: "./dist/client/index.js" },
+    ".": {
+      import: { types: "./dist/client/index.d.mts", default: "./dist/client/index.mjs" },
+      require: { types: "./dist/client/index.d.ts", default: "./dist/client/index.js" },
+    },
     "./package.json": "./package.json",
   },
-  files: ["dist"],
+  // The build's bookkeeping (.tsbuildinfo) stays out of the tarball.
+  files: ["dist", "!dist/*.tsbuildinfo"],
   engines: { node: ">=20" },
 };
 
-fs.rmSync(output, { recursive: true, force: true });
-const tsc = require.resolve("typescript/bin/tsc", { paths: [root] });
-execFileSync(
-  process.execPath,
-  [tsc, "-p", path.join(__dirname, "tsconfig.json"), "--outDir", path.join(output, "dist")],
-  {
-    stdio: "inherit",
-  },
+// Compiled in place and only when a source changed (dev/incremental-build.js): a tsconfig in the
+// output folder puts the client's project there. Type packages are looked up from a tsconfig's own
+// folder, so they are named here: the output may be anywhere (the tests stage in the temp folder).
+fs.mkdirSync(output, { recursive: true });
+const stageConfig = path.join(output, "tsconfig.stage.json");
+const stageOptions = {
+  outDir: path.join(output, "dist"),
+  tsBuildInfoFile: path.join(output, "dist", "client.tsbuildinfo"),
+  typeRoots: [path.join(root, "node_modules", "@types")],
+};
+writeIfChanged(
+  stageConfig,
+  `${JSON.stringify({ extends: path.join(__dirname, "tsconfig.json"), compilerOptions: stageOptions }, null, 2)}\n`,
 );
+execFileSync(process.execPath, [path.join(root, "dev", "incremental-build.js"), stageConfig], {
+  stdio: "inherit",
+  cwd: root,
+});
+writeEsmEntry(path.join(output, "dist", "client"));
 manifest.dependencies = dependenciesOf(path.join(output, "dist"));
-fs.writeFileSync(path.join(output, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-fs.copyFileSync(path.join(__dirname, "README.md"), path.join(output, "README.md"));
+writeIfChanged(path.join(output, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+writeIfChanged(path.join(output, "README.md"), fs.readFileSync(path.join(__dirname, "README.md"), "utf8"));
 console.log(`Built ${manifest.name} ${version} in ${path.relative(process.cwd(), output) || "."}`);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { localDataDir } from "./local-paths";
 import type { Settings } from "./local-settings";
@@ -9,28 +9,105 @@ export interface LocalSecretsKey {
   /** Where the key is kept; undefined when the settings bring their own key. */
   file: string | undefined;
   generated: boolean;
+  /** How many keys of earlier rotations (`npm run rotate-key`) still open what they sealed. */
+  previous: number;
+}
+
+export function localKeyFile(settings: Settings): string {
+  return path.join(localDataDir(settings), "secrets-encryption-key");
+}
+
+/** The keys `npm run rotate-key` replaced, newest first, one a line. */
+export function localPreviousKeysFile(settings: Settings): string {
+  return path.join(localDataDir(settings), "secrets-encryption-previous-keys");
+}
+
+function isKey(text: string): boolean {
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(text) && Buffer.from(text, "base64").length === 32;
+}
+
+function newKey(): string {
+  return randomBytes(32).toString("base64");
+}
+
+/** The key in the key file; refuses a damaged one (the data it sealed would not open). */
+function readKeyFile(file: string): string {
+  const key = readFileSync(file, "utf8").trim();
+  if (!isKey(key)) {
+    throw new StartupError(
+      `${file} does not hold a 32-byte base64 key; restore it, or delete it to get a new one (endpoints sealed with the old key will not open).`,
+    );
+  }
+  return key;
+}
+
+function readPreviousKeys(file: string): string[] {
+  if (!existsSync(file)) return [];
+  const keys = readFileSync(file, "utf8")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  if (!keys.every(isKey)) {
+    throw new StartupError(
+      `${file} holds a line that is not a 32-byte base64 key; restore it (endpoints sealed with those keys will not open without it).`,
+    );
+  }
+  return keys;
+}
+
+/** Written aside and renamed into place: a crash leaves the old file or the new one, never half. */
+function replaceFile(file: string, text: string): void {
+  const aside = `${file}.${process.pid}.tmp`;
+  writeFileSync(aside, text, { mode: 0o600 });
+  renameSync(aside, file);
 }
 
 /**
  * Endpoint secrets are sealed with SECRETS_ENCRYPTION_KEY. A committed sample key would be the
  * same on every machine, so when none is set a local run gets its own random key, kept beside the
  * data it seals (in LOCAL_DATA_DIR, git-ignored) and reused on later starts so that data stays
- * readable. Sets the key in `settings`; never prints it.
+ * readable. The keys it replaced (`npm run rotate-key`) go to SECRETS_ENCRYPTION_PREVIOUS_KEYS,
+ * after any the settings name, so what they sealed still opens. Sets both in `settings`; never
+ * prints a key.
  */
 export function ensureLocalSecretsKey(settings: Settings): LocalSecretsKey {
-  if (settings.SECRETS_ENCRYPTION_KEY?.trim()) return { file: undefined, generated: false };
-  const file = path.join(localDataDir(settings), "secrets-encryption-key");
+  if (settings.SECRETS_ENCRYPTION_KEY?.trim()) return { file: undefined, generated: false, previous: 0 };
+  const file = localKeyFile(settings);
   const generated = !existsSync(file);
   if (generated) {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" });
+    writeFileSync(file, `${newKey()}\n`, { mode: 0o600, flag: "wx" });
   }
-  const key = readFileSync(file, "utf8").trim();
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, "base64").length !== 32) {
+  settings.SECRETS_ENCRYPTION_KEY = readKeyFile(file);
+  const previous = readPreviousKeys(localPreviousKeysFile(settings));
+  const given = settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS?.trim();
+  const all = [...(given ? [given] : []), ...previous];
+  if (all.length > 0) settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS = all.join(",");
+  return { file, generated, previous: previous.length };
+}
+
+/**
+ * `npm run rotate-key`: a new local key. The old one goes first into the previous-keys file (so
+ * no moment exists where it is nowhere), then the new one replaces it in the key file; the next
+ * plain `npm start` seals with the new key and still opens what the old ones sealed.
+ */
+export function rotateLocalSecretsKey(settings: Settings): {
+  file: string;
+  previousFile: string;
+  previous: number;
+} {
+  if (settings.SECRETS_ENCRYPTION_KEY?.trim()) {
     throw new StartupError(
-      `${file} does not hold a 32-byte base64 key; restore it, or delete it to get a new one (endpoints sealed with the old key will not open).`,
+      "SECRETS_ENCRYPTION_KEY is set (in local.settings.json or the environment), so the local key file is not used: rotate that key as docs/operations.md says (Rotating the encryption key).",
     );
   }
-  settings.SECRETS_ENCRYPTION_KEY = key;
-  return { file, generated };
+  const file = localKeyFile(settings);
+  if (!existsSync(file))
+    throw new StartupError(`There is no local key to rotate yet (${file}): npm start makes one.`);
+  const old = readKeyFile(file);
+  const previousFile = localPreviousKeysFile(settings);
+  const previous = [old, ...readPreviousKeys(previousFile).filter((key) => key !== old)];
+  replaceFile(previousFile, `${previous.join("\n")}\n`);
+  replaceFile(file, `${newKey()}\n`);
+  return { file, previousFile, previous: previous.length };
 }

@@ -20,18 +20,31 @@ export function isPortFree(port: number, host = "127.0.0.1"): Promise<boolean> {
   });
 }
 
+export interface BusyPort {
+  port: number;
+  variable: string;
+}
+
+/** Every busy port the launcher needs, in one message: freeing one at a time and retrying is slow. */
 export class PortInUseError extends Error {
-  constructor(
-    readonly port: number,
-    readonly variable: string,
-  ) {
-    super(`Port ${port} is already in use; set ${variable} to another port.`);
+  readonly busy: BusyPort[];
+
+  constructor(busy: BusyPort[]) {
+    super(
+      busy.length === 1
+        ? `Port ${busy[0]?.port} is already in use; set ${busy[0]?.variable} to another port.`
+        : `Ports already in use: ${busy.map(({ port, variable }) => `${port} (${variable})`).join(", ")}; set ${busy.map(({ variable }) => variable).join(", ")} to other ports.`,
+    );
     this.name = "PortInUseError";
+    this.busy = busy;
   }
 }
 
-export async function assertPortFree(port: number, variable: string): Promise<void> {
-  if (!(await isPortFree(port))) throw new PortInUseError(port, variable);
+/** Checks every port (at once), then names each busy one in one PortInUseError. */
+export async function assertPortsFree(ports: readonly BusyPort[]): Promise<void> {
+  const free = await Promise.all(ports.map(({ port }) => isPortFree(port)));
+  const busy = ports.filter((_, index) => !free[index]);
+  if (busy.length > 0) throw new PortInUseError(busy);
 }
 
 /** Resolves once something accepts TCP connections on the port, or rejects after the timeout. */

@@ -12,7 +12,7 @@ import type { LocalKeys } from "./key-check";
 import { createLocalHost } from "./local-host";
 import { projectRoot } from "./local-paths";
 import type { Settings } from "./local-settings";
-import { assertPortFree, freePort, PortInUseError } from "./ports";
+import { assertPortsFree, freePort, PortInUseError } from "./ports";
 import { DEFAULT_PORTS, type PortVariable, planStack, type StackPlan } from "./stack-plan";
 import { startCosmosServer } from "./stand-ins/cosmos-server";
 import { type OpenIdIssuer, startOpenIdIssuer } from "./stand-ins/openid-issuer";
@@ -184,14 +184,8 @@ export class LocalStack {
     const plan = planStack(settings);
     // Everything is known before anything starts: a bad setting or a busy port costs no start-up.
     const config = options.host === "none" ? undefined : loadConfig(plan.settings);
-    if (options.ports === "planned") {
-      for (const { port, variable } of plan.ports) {
-        if (variable === "PORT" && options.host === "none") continue;
-        if (variable === "SERVICEBUS_PORT" && options.serviceBus === "none") continue;
-        if (variable === "ISSUER_PORT" && options.host === "none") continue;
-        await assertPortFree(port, variable);
-      }
-    }
+    if (options.ports === "planned")
+      await assertPortsFree(plan.ports.filter(({ variable }) => this.listensOn(variable)));
 
     if (plan.azurite) await this.child("Azurite", "azurite-main.js", plan.settings, 10_000);
     if (plan.cosmos && options.cosmos === "child") {
@@ -273,6 +267,13 @@ export class LocalStack {
     this.supervisor.killAll();
   }
 
+  /** Whether this stack listens on the port a variable sets (some parts may not run at all). */
+  private listensOn(variable: PortVariable): boolean {
+    const { host, serviceBus } = this.options;
+    if (variable === "PORT" || variable === "ISSUER_PORT") return host !== "none";
+    return variable !== "SERVICEBUS_PORT" || serviceBus !== "none";
+  }
+
   private assertRunning(): void {
     if (this.stopping) throw new StartupError("Not starting the local stack: shutting down.");
   }
@@ -288,7 +289,8 @@ export class LocalStack {
       tenantId: plan.tenantId,
       ...(this.options.persistent && { keyFile: plan.keyFile }),
     }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") throw new PortInUseError(plan.port, "ISSUER_PORT");
+      if (error.code === "EADDRINUSE")
+        throw new PortInUseError([{ port: plan.port, variable: "ISSUER_PORT" }]);
       throw error;
     });
     await this.adopt(() => this.closers.push({ name: "OpenID issuer", close: () => issuer.close() }), issuer);

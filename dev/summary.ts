@@ -58,9 +58,11 @@ function table(rows: [string, string][]): string[] {
   return rows.map(([label, value]) => `  ${label.padEnd(LABEL_WIDTH)}  ${value}`);
 }
 
-function secretsKeySource({ file, generated }: LocalSecretsKey): string {
+function secretsKeySource({ file, generated, previous }: LocalSecretsKey): string {
   if (file === undefined) return "SECRETS_ENCRYPTION_KEY from the settings";
-  return generated ? `generated a local key into ${file}` : `local key from ${file}`;
+  const earlier =
+    previous === 0 ? "" : ` (and ${previous} previous key${previous === 1 ? "" : "s"}, npm run rotate-key)`;
+  return generated ? `generated a local key into ${file}` : `local key from ${file}${earlier}`;
 }
 
 /** Who may call, and how to get what they call with: the local keys, or tokens and where they come from. */

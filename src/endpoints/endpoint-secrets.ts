@@ -60,6 +60,12 @@ function details(target: keyof EndpointSecrets, problems: string[]): ErrorDetail
   }));
 }
 
+const TOPIC_MISMATCH: ErrorDetail = {
+  code: "TopicMismatch",
+  message: "The EntityPath of the two connection strings differs.",
+  target: "queueSecondaryConnectionString",
+};
+
 /**
  * Parses the secrets of a write once and checks them: the two connection strings name the same
  * topic, and each secret is well formed (a PATCH keeps stored secrets, which may predate the
@@ -78,19 +84,8 @@ export function parseEndpointSecrets(
       : typeof stored === "string"
         ? parseDeadLetterSecret(stored)
         : { ok: true, value: stored };
-  if (topicOf(primary) !== topicOf(secondary)) {
-    throw new InvalidRequestContent(
-      "queueSecondaryConnectionString must name the same topic (EntityPath) as queuePrimaryConnectionString.",
-      "queueSecondaryConnectionString",
-      [
-        {
-          code: "TopicMismatch",
-          message: "The EntityPath of the two connection strings differs.",
-          target: "queueSecondaryConnectionString",
-        },
-      ],
-    );
-  }
+  // Every field's problems at once: one bad string must not hide another's (nor a topic mismatch
+  // hide either). Topics are compared only when both strings read.
   const problems = [
     ...details(
       "queuePrimaryConnectionString",
@@ -100,6 +95,7 @@ export function parseEndpointSecrets(
       "queueSecondaryConnectionString",
       secondary.ok ? connectionStringHostProblems(secondary.value, allowList) : secondary.problems,
     ),
+    ...(primary.ok && secondary.ok && topicOf(primary) !== topicOf(secondary) ? [TOPIC_MISMATCH] : []),
     ...details(
       "deadLetterStorageSecret",
       deadLetter === undefined
@@ -109,6 +105,13 @@ export function parseEndpointSecrets(
           : deadLetter.problems,
     ),
   ];
+  if (problems.length === 1 && problems[0] === TOPIC_MISMATCH) {
+    throw new InvalidRequestContent(
+      "queueSecondaryConnectionString must name the same topic (EntityPath) as queuePrimaryConnectionString.",
+      "queueSecondaryConnectionString",
+      [TOPIC_MISMATCH],
+    );
+  }
   if (problems.length > 0 || !primary.ok || !secondary.ok || deadLetter?.ok === false) {
     throw invalidRequest(problems);
   }
@@ -117,6 +120,42 @@ export function parseEndpointSecrets(
     queueSecondaryConnectionString: secondary.value,
     ...(deadLetter !== undefined && { deadLetterStorageSecret: deadLetter.value }),
   };
+}
+
+/**
+ * Where the secrets of a refused body point, for those that read: the body's schema reports what
+ * does not read, and these are added, so one answer names every field's problems (an unreadable
+ * secondary string must not hide that the primary points at a host the service refuses).
+ */
+export function readableSecretsProblems(
+  body: Record<string, unknown>,
+  allowList: EndpointAllowList,
+): ErrorDetail[] {
+  const read = (field: "queuePrimaryConnectionString" | "queueSecondaryConnectionString") => {
+    const text = body[field];
+    return typeof text === "string" ? parseConnectionString(text) : undefined;
+  };
+  const primary = read("queuePrimaryConnectionString");
+  const secondary = read("queueSecondaryConnectionString");
+  const deadLetter =
+    typeof body.deadLetterStorageSecret === "string"
+      ? parseDeadLetterSecret(body.deadLetterStorageSecret)
+      : undefined;
+  return [
+    ...details(
+      "queuePrimaryConnectionString",
+      primary?.ok ? connectionStringHostProblems(primary.value, allowList) : [],
+    ),
+    ...details(
+      "queueSecondaryConnectionString",
+      secondary?.ok ? connectionStringHostProblems(secondary.value, allowList) : [],
+    ),
+    ...(primary?.ok && secondary?.ok && topicOf(primary) !== topicOf(secondary) ? [TOPIC_MISMATCH] : []),
+    ...details(
+      "deadLetterStorageSecret",
+      deadLetter?.ok ? deadLetterHostProblems(deadLetter.value, allowList) : [],
+    ),
+  ];
 }
 
 /** The secrets as sent: what is sealed. */

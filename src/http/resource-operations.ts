@@ -1,6 +1,7 @@
 import type { HttpRequest } from "@azure/functions";
 import { type z, z as zod } from "zod";
 import { actorOf } from "../auth/principal";
+import { type ErrorDetail, InvalidRequestContent, invalidRequest } from "../common/errors";
 import { isNotModified } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
 import type { Services } from "../services";
@@ -31,6 +32,12 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   collectionPath: z.ZodObject & z.ZodType<CollectionPath>;
   itemPath: z.ZodObject & z.ZodType<ItemPath>;
   putBody: z.ZodType<Put>;
+  /**
+   * Problems of a body that only the service sees (where an endpoint may point), for the fields
+   * its schema read: added to the schema's own when the body is refused, so one 400 lists every
+   * field's problems, rather than one field's hiding another's until the first is fixed.
+   */
+  moreBodyProblems?: (body: Record<string, unknown>, services: Services) => ErrorDetail[];
   /** The key writes (PUT, PATCH, DELETE) and reads take under AUTH_MODE=keys. Default "function". */
   writeAuthLevel?: AuthLevel;
   readAuthLevel?: AuthLevel;
@@ -60,8 +67,20 @@ function itemPathOf<ItemPath>(
   return parseOrThrow(spec.itemPath, request.params);
 }
 
-async function bodyOf<B>(request: HttpRequest, schema: z.ZodType<B>, accepted: MediaTypes): Promise<B> {
-  return parseOrThrow(schema, camelCaseKeys(await readJsonObjectBody(request, accepted)));
+async function bodyOf<B>(
+  request: HttpRequest,
+  schema: z.ZodType<B>,
+  accepted: MediaTypes,
+  more?: (body: Record<string, unknown>) => ErrorDetail[],
+): Promise<B> {
+  const body = camelCaseKeys(await readJsonObjectBody(request, accepted)) as Record<string, unknown>;
+  try {
+    return parseOrThrow(schema, body);
+  } catch (error) {
+    const added = error instanceof InvalidRequestContent && more ? more(body) : [];
+    if (added.length === 0) throw error;
+    throw invalidRequest([...(error as InvalidRequestContent).details, ...added]);
+  }
 }
 
 function itemDoc(spec: AnySpec) {
@@ -169,7 +188,12 @@ export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
     handler: async (request, _context, services, caller) => {
       const path = itemPathOf(spec, request);
       const preconditions = readPreconditions(request);
-      const put = await bodyOf(request, spec.putBody, JSON_ONLY);
+      const put = await bodyOf(
+        request,
+        spec.putBody,
+        JSON_ONLY,
+        (body) => spec.moreBodyProblems?.(body, services) ?? [],
+      );
       const { versioned, created } = await spec
         .service(services)
         .put(path, put, preconditions, actorOf(caller.principal));
@@ -203,7 +227,12 @@ export function patchRoute<C, I, R, P, Q>(
       if (!service.patch) throw new Error(`${name}: a PATCH route without a patch operation`);
       const path = itemPathOf(spec, request);
       const preconditions = readPreconditions(request);
-      const patch = await bodyOf(request, patchBody, PATCH_MEDIA_TYPES);
+      const patch = await bodyOf(
+        request,
+        patchBody,
+        PATCH_MEDIA_TYPES,
+        (body) => spec.moreBodyProblems?.(body, services) ?? [],
+      );
       const { resource, etag } = await service.patch(path, patch, preconditions, actorOf(caller.principal));
       return jsonResponse(200, resource, etag);
     },

@@ -3,15 +3,14 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as ts from "typescript";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
 import { codeBlocks, documentationPages, ROOT, readPage } from "./doc-blocks";
 
 // Every TypeScript block of the README, docs/ and the package READMEs compiles as another project
@@ -55,7 +54,7 @@ function packPackages(stage: string): { name: string; file: string }[] {
  * from this repository's node_modules; and @types/node, which a TypeScript project has.
  */
 function emptyProjectWith(packages: { name: string; file: string }[]): string {
-  const folder = mkdtempSync(path.join(os.tmpdir(), "docs-project-"));
+  const folder = tempDir("docs-project-");
   const declared = packages.flatMap(({ name, file }) => {
     const target = path.join(folder, "node_modules", name);
     mkdirSync(target, { recursive: true });
@@ -103,7 +102,7 @@ let nodeNext: Map<string, string[]>;
 const fileOf = new Map<string, string>();
 
 beforeAll(() => {
-  tarballs = packPackages(mkdtempSync(path.join(os.tmpdir(), "docs-packages-")));
+  tarballs = packPackages(tempDir("docs-packages-"));
   project = emptyProjectWith(tarballs);
   for (const [index, snippet] of compiled.entries()) {
     const file = path.join(project, `snippet-${index}.ts`);
@@ -123,9 +122,8 @@ beforeAll(() => {
   });
 }, 180_000);
 
-afterAll(() => {
-  if (project) rmSync(project, { recursive: true, force: true });
-});
+// Every folder it made (the staged packages, their tarballs, the projects), not only the last.
+afterAll(removeTempDirs);
 
 it("finds TypeScript to check in the README and in both package READMEs", () => {
   const pages = ["README.md", "client/README.md", "pulumi/README.md"];

@@ -342,6 +342,87 @@ describe("validation", () => {
   });
 });
 
+describe("one 400 names every field's problems", () => {
+  const ELSEWHERE = connectionString(PRIMARY_KEY).replace(
+    "twins-ns.servicebus.windows.net",
+    "twins.example.com",
+  );
+  const MALFORMED = "Endpoint=sb://twins-ns.servicebus.windows.net/;EntityPath=twin-events";
+
+  function targets(error: { details?: { target?: string; code: string }[] }): string[] {
+    return [...new Set(error.details?.map((detail) => `${detail.target}:${detail.code}`))].sort();
+  }
+
+  it.each([
+    ["the primary points elsewhere, the secondary does not read", ELSEWHERE, MALFORMED],
+    ["the primary does not read, the secondary points elsewhere", MALFORMED, ELSEWHERE],
+    ["neither reads", MALFORMED, MALFORMED],
+  ])("%s: both fields in details", async (_label, primary, secondary) => {
+    const error = await expectArmError(
+      await put(endpoint("both-wrong"), {
+        queuePrimaryConnectionString: primary,
+        queueSecondaryConnectionString: secondary,
+      }),
+      400,
+      "InvalidRequestContent",
+    );
+    expect(targets(error)).toEqual([
+      "queuePrimaryConnectionString:InvalidValue",
+      "queueSecondaryConnectionString:InvalidValue",
+    ]);
+    expect(error.message).toMatch(/^The request has 2 invalid fields: /);
+  });
+
+  it("a topic mismatch hides neither string's host problem, nor a dead-letter URL's form", async () => {
+    const error = await expectArmError(
+      await put(endpoint("mismatch-and-host"), {
+        queuePrimaryConnectionString: ELSEWHERE,
+        queueSecondaryConnectionString: connectionString(SECONDARY_KEY, "other-topic"),
+        deadLetterStorageSecret: "not-a-url",
+      }),
+      400,
+      "InvalidRequestContent",
+    );
+    expect(targets(error)).toEqual([
+      "deadLetterStorageSecret:InvalidValue",
+      "queuePrimaryConnectionString:InvalidValue",
+      "queueSecondaryConnectionString:TopicMismatch",
+    ]);
+  });
+
+  it("a PATCH names both strings' problems too", async () => {
+    await put(endpoint("patch-both"), validBody);
+    const error = await expectArmError(
+      await host.request(endpoint("patch-both"), {
+        method: "PATCH",
+        body: JSON.stringify({
+          queuePrimaryConnectionString: ELSEWHERE,
+          queueSecondaryConnectionString: MALFORMED,
+        }),
+      }),
+      400,
+      "InvalidRequestContent",
+    );
+    expect(targets(error)).toEqual([
+      "queuePrimaryConnectionString:InvalidValue",
+      "queueSecondaryConnectionString:InvalidValue",
+    ]);
+  });
+
+  it("the only problem a topic mismatch: its own message, as before", async () => {
+    const error = await expectArmError(
+      await put(endpoint("mismatch-only"), {
+        ...validBody,
+        queueSecondaryConnectionString: connectionString(SECONDARY_KEY, "other-topic"),
+      }),
+      400,
+      "InvalidRequestContent",
+      "queueSecondaryConnectionString",
+    );
+    expect(error.message).toMatch(/must name the same topic/);
+  });
+});
+
 describe("secret forms and where endpoints may point", () => {
   const SIGNATURE = "c2hhcmVkLWFjY2Vzcy1zaWduYXR1cmU";
   const PASSWORD = "cGFzc3dvcmQtaW4tdGhlLXVybA";

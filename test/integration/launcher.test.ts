@@ -15,6 +15,8 @@ const ROOT = path.join(__dirname, "..", "..");
 const FUNCTION_KEY = "launcher-test-function-key";
 const MASTER_KEY = "launcher-test-master-key";
 const STARTUP_TIMEOUT_MS = 120_000;
+const ENDPOINT_PATH =
+  "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/plant/endpoints/rotated";
 const PORT_VARIABLES = [
   "PORT",
   "AZURITE_BLOB_PORT",
@@ -200,6 +202,17 @@ describe("npm start", () => {
         body: JSON.stringify({ authenticationProfileContent: '{"a":"b"}' }),
       });
       expect(put.status).toBe(201);
+      // An endpoint, whose secrets are sealed under the local key (rotated below).
+      const connection = readLocalEnvFile({ LOCAL_DATA_DIR: dataDir }).SERVICEBUS_CONNECTION as string;
+      const endpoint = await fetchWithKey(baseUrl, ENDPOINT_PATH, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          queuePrimaryConnectionString: connection,
+          queueSecondaryConnectionString: connection,
+        }),
+      });
+      expect(endpoint.status).toBe(201);
       first = { launcher, ports, children: descendants(launcher.child.pid as number) };
     },
     STARTUP_TIMEOUT_MS + 30_000,
@@ -223,14 +236,36 @@ describe("npm start", () => {
     expect(launcher.stderr()).toBe("");
   }, 90_000);
 
+  it("npm run rotate-key replaces the local key and keeps the old one", () => {
+    const keyFile = path.join(dataDir, "secrets-encryption-key");
+    const before = readFileSync(keyFile, "utf8");
+    const output = execFileSync(process.execPath, [path.join(ROOT, "dist", "dev", "rotate-key-main.js")], {
+      cwd: ROOT,
+      env: { ...cleanEnvironment(), LOCAL_SETTINGS_FILE: testSettings, LOCAL_DATA_DIR: dataDir },
+      encoding: "utf8",
+    });
+    expect(output).toContain("1 previous key");
+    expect(output).not.toContain(before.trim());
+    expect(readFileSync(keyFile, "utf8")).not.toBe(before);
+    expect(readFileSync(path.join(dataDir, "secrets-encryption-previous-keys"), "utf8")).toBe(before);
+  });
+
   it(
-    "restores the profiles when started again with the same data folder",
+    "restores the profiles when started again with the same data folder, and after a key rotation opens the endpoint",
     async () => {
       const ports = await freePorts();
       const launcher = launch({ ...ports, LOCAL_DATA_DIR: dataDir, AUTH_MODE: "keys" });
       await waitForSummary(launcher);
       const baseUrl = `http://127.0.0.1:${ports.PORT}`;
-      expect(launcher.stdout()).toContain(`local key from ${path.join(dataDir, "secrets-encryption-key")}`);
+      expect(launcher.stdout()).toContain(
+        `local key from ${path.join(dataDir, "secrets-encryption-key")} (and 1 previous key, npm run rotate-key)`,
+      );
+      // A plain restart after `npm run rotate-key`: the endpoint sealed under the old key opens.
+      const endpoint = await fetchWithKey(baseUrl, ENDPOINT_PATH);
+      expect(endpoint.status).toBe(200);
+      expect(((await endpoint.json()) as Record<string, string>).queuePrimaryConnectionString).toContain(
+        "SharedAccessKey=***",
+      );
       const list = await fetchWithKey(baseUrl, "/authenticationProfiles");
       expect(list.status).toBe(200);
       const { value } = (await list.json()) as { value: { id: string }[] };
@@ -248,6 +283,7 @@ describe("npm start", () => {
     async () => {
       const dir = tempDir("launcher-data-");
       const ports = await freePorts();
+      // Keys mode: fetchWithKey calls with the function key, which AUTH_MODE=entra refuses.
       const launcher = launch({ ...ports, LOCAL_DATA_DIR: dir, AUTH_MODE: "keys" });
       await waitForSummary(launcher);
       const baseUrl = `http://127.0.0.1:${ports.PORT}`;
@@ -271,7 +307,7 @@ describe("npm start", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
 
-      const again = launch({ ...(await freePorts()), LOCAL_DATA_DIR: dir });
+      const again = launch({ ...(await freePorts()), LOCAL_DATA_DIR: dir, AUTH_MODE: "keys" });
       await waitForSummary(again);
       const againUrl = /Functions host\s+(http:\/\/\S+)/.exec(again.stdout())?.[1] as string;
       for (const name of names) {
@@ -420,6 +456,29 @@ describe("npm start refuses to start", () => {
       await expectAllPortsFree({ ...ports, COSMOS_PORT: "0" });
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
+    }
+  }, 60_000);
+
+  it("when several ports are in use: exit 1 and one message naming every one of them", async () => {
+    const ports = await freePorts();
+    const busy = ["AZURITE_QUEUE_PORT", "COSMOS_PORT", "ISSUER_PORT"];
+    const blockers = await Promise.all(
+      busy.map(async (variable) => {
+        const blocker = net.createServer();
+        await new Promise<void>((resolve) => blocker.listen(Number(ports[variable]), "127.0.0.1", resolve));
+        return blocker;
+      }),
+    );
+    try {
+      const launcher = launch({ ...ports, LOCAL_DATA_DIR: tempDir("launcher-data-") });
+      expect(await launcher.exited).toEqual({ code: 1, signal: null });
+      expect(launcher.stderr()).toBe(
+        `Ports already in use: ${ports.AZURITE_QUEUE_PORT} (AZURITE_QUEUE_PORT), ${ports.COSMOS_PORT} (COSMOS_PORT), ${ports.ISSUER_PORT} (ISSUER_PORT); set AZURITE_QUEUE_PORT, COSMOS_PORT, ISSUER_PORT to other ports.\n`,
+      );
+      expect(launcher.stdout()).toBe("");
+      await expectAllPortsFree({ ...ports, AZURITE_QUEUE_PORT: "0", COSMOS_PORT: "0", ISSUER_PORT: "0" });
+    } finally {
+      await Promise.all(blockers.map((blocker) => new Promise((resolve) => blocker.close(resolve))));
     }
   }, 60_000);
 

@@ -1,7 +1,7 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { projectRoot } from "../../dev/local-paths";
-import { ensureLocalSecretsKey } from "../../dev/local-secrets-key";
+import { ensureLocalSecretsKey, rotateLocalSecretsKey } from "../../dev/local-secrets-key";
 import { loadLocalSettings, readSettingsFile } from "../../dev/local-settings";
 import { planStack } from "../../dev/stack-plan";
 import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
@@ -9,6 +9,7 @@ import { LOCAL_TENANT_ID, principalObjectId } from "../../dev/stand-ins/openid-i
 import { StartupError } from "../../dev/startup-error";
 import { curlExample, formatSummary, shellQuote } from "../../dev/summary";
 import { loadConfig } from "../../src/config";
+import { secretSealer } from "../../src/secrets/secret-keys";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 // What the launcher decides before it starts anything: ports, which stand-ins run, the settings.
@@ -166,6 +167,7 @@ describe("the local secrets key", () => {
     expect(ensureLocalSecretsKey(first)).toEqual({
       file: path.join(folder, "secrets-encryption-key"),
       generated: true,
+      previous: 0,
     });
     expect(Buffer.from(first.SECRETS_ENCRYPTION_KEY ?? "", "base64")).toHaveLength(32);
     const second: Record<string, string> = { LOCAL_DATA_DIR: folder };
@@ -175,7 +177,7 @@ describe("the local secrets key", () => {
 
   it("is left alone when the settings bring one", () => {
     const settings = { LOCAL_DATA_DIR: dataDir(), SECRETS_ENCRYPTION_KEY: "given" };
-    expect(ensureLocalSecretsKey(settings)).toEqual({ file: undefined, generated: false });
+    expect(ensureLocalSecretsKey(settings)).toEqual({ file: undefined, generated: false, previous: 0 });
     expect(settings.SECRETS_ENCRYPTION_KEY).toBe("given");
   });
 
@@ -184,6 +186,74 @@ describe("the local secrets key", () => {
     writeFileSync(path.join(folder, "secrets-encryption-key"), "not a key\n");
     expect(() => ensureLocalSecretsKey({ LOCAL_DATA_DIR: folder })).toThrow(
       /secrets-encryption-key does not hold/,
+    );
+  });
+});
+
+describe("npm run rotate-key", () => {
+  /** What a plain `npm start` gives the host: the sample's settings, the local key(s) added. */
+  function started(folder: string, extra: Record<string, string> = {}) {
+    const sample = readSettingsFile(path.join(projectRoot(), "local.settings.sample.json"));
+    const settings: Record<string, string> = { ...sample, ...extra, LOCAL_DATA_DIR: folder };
+    const key = ensureLocalSecretsKey(settings);
+    return { key, settings, sealer: secretSealer(loadConfig(planStack(settings).settings)) };
+  }
+
+  it("leaves a plain restart sealing with the new key and opening what every earlier key sealed", () => {
+    const folder = tempDir("rotate-key-");
+    const first = started(folder);
+    const sealedFirst = first.sealer.seal("first secret", "endpoint-1");
+    expect(rotateLocalSecretsKey({ LOCAL_DATA_DIR: folder }).previous).toBe(1);
+    const second = started(folder);
+    expect(second.settings.SECRETS_ENCRYPTION_KEY).not.toBe(first.settings.SECRETS_ENCRYPTION_KEY);
+    expect(second.key).toEqual({
+      file: path.join(folder, "secrets-encryption-key"),
+      generated: false,
+      previous: 1,
+    });
+    const sealedSecond = second.sealer.seal("second secret", "endpoint-2");
+    expect(sealedSecond.keyId).not.toBe(sealedFirst.keyId);
+    // Twice: the oldest key is still kept.
+    expect(rotateLocalSecretsKey({ LOCAL_DATA_DIR: folder }).previous).toBe(2);
+    const third = started(folder);
+    expect(third.sealer.open(sealedFirst, "endpoint-1")).toBe("first secret");
+    expect(third.sealer.open(sealedSecond, "endpoint-2")).toBe("second secret");
+  });
+
+  it("keeps previous keys the settings name, after its own", () => {
+    const folder = tempDir("rotate-key-");
+    started(folder);
+    rotateLocalSecretsKey({ LOCAL_DATA_DIR: folder });
+    const given = Buffer.alloc(32, 9).toString("base64");
+    const { settings } = started(folder, { SECRETS_ENCRYPTION_PREVIOUS_KEYS: given });
+    expect(settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS?.split(",")).toHaveLength(2);
+    expect(settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS?.startsWith(`${given},`)).toBe(true);
+  });
+
+  it("writes the keys readable by their owner only, and never prints one", () => {
+    const folder = tempDir("rotate-key-");
+    started(folder);
+    rotateLocalSecretsKey({ LOCAL_DATA_DIR: folder });
+    for (const name of ["secrets-encryption-key", "secrets-encryption-previous-keys"]) {
+      expect(readFileSync(path.join(folder, name), "utf8")).toMatch(/^([A-Za-z0-9+/]+=*\n)+$/);
+    }
+  });
+
+  it("refuses when there is no local key yet, or the settings bring their own", () => {
+    expect(() => rotateLocalSecretsKey({ LOCAL_DATA_DIR: tempDir("rotate-key-") })).toThrow(
+      /npm start makes one/,
+    );
+    expect(() =>
+      rotateLocalSecretsKey({ LOCAL_DATA_DIR: tempDir("rotate-key-"), SECRETS_ENCRYPTION_KEY: "given" }),
+    ).toThrow(/SECRETS_ENCRYPTION_KEY is set/);
+  });
+
+  it("refuses a damaged previous-keys file at start, naming it", () => {
+    const folder = tempDir("rotate-key-");
+    started(folder);
+    writeFileSync(path.join(folder, "secrets-encryption-previous-keys"), "not a key\n");
+    expect(() => ensureLocalSecretsKey({ LOCAL_DATA_DIR: folder })).toThrow(
+      /secrets-encryption-previous-keys holds a line/,
     );
   });
 });
@@ -310,7 +380,7 @@ describe("who may call the local stack", () => {
 });
 
 describe("the start summary", () => {
-  const secrets = { file: undefined, generated: false };
+  const secrets = { file: undefined, generated: false, previous: 0 };
 
   it("under entra: the issuer, the developer, where the token is and how to get others; no keys", () => {
     const plan = planStack({ ...keys, FUNCTION_KEY: "fkey-123", MASTER_KEY: "mkey-456" });

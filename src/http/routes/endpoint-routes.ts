@@ -1,8 +1,10 @@
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { QUEUE_ENDPOINT_PATH } from "../../common/arm-path";
+import { allowListFromConfig } from "../../endpoints/endpoint-allow-list";
 import { endpointExamples } from "../../endpoints/endpoint-examples";
 import { endpointPathSchema, instancePathSchema } from "../../endpoints/endpoint-path";
 import { endpointPatchSchema, endpointPutSchema, queueEndpointSchema } from "../../endpoints/endpoint-schema";
+import { readableSecretsProblems } from "../../endpoints/endpoint-secrets";
 import { deleteRoute, getRoute, listRoute, patchRoute, putRoute, resourceSpec } from "../resource-operations";
 import type { RouteDefinition } from "../route";
 import { redeliverRoute } from "./endpoint-actions";
@@ -16,6 +18,7 @@ const endpoints = resourceSpec({
   collectionPath: instancePathSchema,
   itemPath: endpointPathSchema,
   putBody: endpointPutSchema,
+  moreBodyProblems: (body, services) => readableSecretsProblems(body, allowListFromConfig(services.config)),
   resourceSchema: queueEndpointSchema,
   examples: endpointExamples,
   service: (services) => services.endpoints,
