@@ -24,6 +24,19 @@ const SCOPE_ONLY = new Set(["subscriptions", "resourcegroups"]);
  * - `PUT /authenticationProfiles/{n}` → `TwinResources/authenticationProfiles/write`
  */
 export function routeAction(template: string, method: string): string {
+  const key = `${method.toUpperCase()} ${template}`;
+  let action = derived.get(key);
+  if (action === undefined) {
+    action = deriveAction(template, method);
+    derived.set(key, action);
+  }
+  return action;
+}
+
+/** Each route's action, derived once: the table is fixed, and every request asks for its route's. */
+const derived = new Map<string, string>();
+
+function deriveAction(template: string, method: string): string {
   const segments = pathSegments(template);
   let namespace = SERVICE_NAMESPACE;
   let types: string[] = [];
