@@ -53,8 +53,9 @@ export async function authorizeCaller(
 }
 
 async function authenticate(request: HttpRequest, services: Services): Promise<EntraPrincipal> {
-  // A token in a URL ends up in logs and histories: refused, even beside a good header.
-  if (request.query.has("access_token")) {
+  // A token in a URL ends up in logs and histories: refused, even beside a good header (query
+  // names compare case-insensitively, as everywhere in the service).
+  if ([...request.query.keys()].some((name) => name.toLowerCase() === "access_token")) {
     throw new AuthenticationFailed(
       "A token in the query string is refused: send it in the 'Authorization: Bearer' header.",
       "InvalidAuthenticationToken",

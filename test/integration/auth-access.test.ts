@@ -76,13 +76,15 @@ describe("tokens", () => {
     await expectArmError(response, 401, "AuthenticationFailed");
   });
 
-  it("refuses a token in the query string, even beside a good header", async () => {
+  it("refuses a token in the query string, in any spelling of its name, even beside a good header", async () => {
     const token = await issuer.mint({ name: ADMIN });
-    const response = await host.request(`${instanceIn(GROUP_A)}/endpoints?access_token=${token}`, {
-      key: null,
-      headers: { authorization: `Bearer ${token}` },
-    });
-    await expectArmError(response, 401, "InvalidAuthenticationToken");
+    for (const name of ["access_token", "Access_Token"]) {
+      const response = await host.request(`${instanceIn(GROUP_A)}/endpoints?${name}=${token}`, {
+        key: null,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await expectArmError(response, 401, "InvalidAuthenticationToken");
+    }
   });
 
   it("says an expired token expired, in the body and the challenge", async () => {
