@@ -1,8 +1,9 @@
 import * as path from "node:path";
 import type { RunFigure } from "./concurrent";
-import { type JobProbe, runHttpJob } from "./http-driver";
+import { type HttpDriver, startHttpDriver } from "./http-driver-process";
 import { type ServerProcess, startBareProcess, startHostProcess } from "./http-servers";
 import { BENCH_FUNCTION_KEY, type BenchStack } from "./local-stack";
+import { snapshotCpu } from "./process-cpu";
 import { type Rounds, runRounds } from "./rounds";
 
 export interface HttpBenchSizes {
@@ -24,10 +25,20 @@ export interface ServerFigure extends RunFigure {
   cpuMicrosPerRequest: number;
 }
 
+/** A server's figure with the driver's CPU over the same requests: what shows it was not the limit. */
+export interface DrivenFigure extends ServerFigure {
+  /** The driver process's CPU time per request sent, in microseconds. */
+  driverMicrosPerRequest: number;
+  /** The driver's CPU time over the wall time: 1 would be a whole core, and the driver the limit. */
+  driverCoreShare: number;
+  /** The Cosmos server's CPU time per request sent (it serves both servers), in microseconds. */
+  cosmosMicrosPerRequest: number;
+}
+
 /** One round: the bare server and the service, back to back, on the same documents. */
 export interface HttpRound {
-  service: ServerFigure;
-  bare: ServerFigure;
+  service: DrivenFigure;
+  bare: DrivenFigure;
   /** Service req/s over bare req/s. */
   ratio: number;
 }
@@ -63,52 +74,41 @@ interface Names {
   modulo?: number;
 }
 
-/** Reads the server's CPU time at the start and the end of the worker's requests. */
-function cpuProbe(server: ServerProcess): JobProbe & { micros(): number } {
-  let before = Number.NaN;
-  let after = Number.NaN;
-  return {
-    started: () => {
-      before = server.cpuMicros();
-    },
-    finished: () => {
-      after = server.cpuMicros();
-    },
-    micros: () => after - before,
-  };
-}
-
 async function send(
-  server: ServerProcess,
+  target: Target,
   operation: "GET" | "PUT",
   names: Names,
   count: number,
   concurrency: number,
   expected: number,
-): Promise<ServerFigure> {
-  const probe = cpuProbe(server);
-  const figure = await runHttpJob(
-    {
-      baseUrl: server.baseUrl,
-      method: operation,
-      pathPrefix: `/authenticationProfiles/${names.prefix}`,
-      ...(names.modulo !== undefined && { modulo: names.modulo }),
-      count,
-      concurrency,
-      headers: {
-        "x-functions-key": BENCH_FUNCTION_KEY,
-        ...(operation === "PUT" && { "content-type": "application/json" }),
-      },
-      ...(operation === "PUT" && { body: PUT_BODY }),
-      expected,
+): Promise<DrivenFigure> {
+  const { figure, serverMicros, driverMicros, cosmosMicros } = await target.driver.run({
+    baseUrl: target.server.baseUrl,
+    serverPid: target.server.pid,
+    ...(target.cosmosPid !== undefined && { cosmosPid: target.cosmosPid }),
+    method: operation,
+    pathPrefix: `/authenticationProfiles/${names.prefix}`,
+    ...(names.modulo !== undefined && { modulo: names.modulo }),
+    count,
+    concurrency,
+    headers: {
+      "x-functions-key": BENCH_FUNCTION_KEY,
+      ...(operation === "PUT" && { "content-type": "application/json" }),
     },
-    probe,
-  );
-  return { ...figure, cpuMicrosPerRequest: probe.micros() / count };
+    ...(operation === "PUT" && { body: PUT_BODY }),
+    expected,
+  });
+  return {
+    ...figure,
+    cpuMicrosPerRequest: serverMicros / count,
+    driverMicrosPerRequest: driverMicros / count,
+    driverCoreShare: driverMicros / (figure.seconds * 1e6),
+    cosmosMicrosPerRequest: cosmosMicros / count,
+  };
 }
 
 /** A measurement with failed requests is a failed round: its figures would not compare. */
-export function whole(figure: ServerFigure, server: string): ServerFigure {
+export function whole<T extends ServerFigure>(figure: T, server: string): T {
   const failed = Object.entries(figure.failures);
   if (failed.length > 0) {
     throw new Error(`${server}: ${failed.map(([what, count]) => `${count} x ${what}`).join(", ")}`);
@@ -116,9 +116,16 @@ export function whole(figure: ServerFigure, server: string): ServerFigure {
   return figure;
 }
 
+/** A server and the driver that sends it requests (one driver for both servers). */
+interface Target {
+  server: ServerProcess;
+  driver: HttpDriver;
+  cosmosPid?: number;
+}
+
 interface Servers {
-  service: ServerProcess;
-  bare: ServerProcess;
+  service: Target;
+  bare: Target;
 }
 
 /** Slices of a round: bare and service take turns (ABBA), so both see the same background load. */
@@ -143,6 +150,20 @@ export function combined(slices: ServerFigure[]): ServerFigure {
   };
 }
 
+/** combined, with the driver's CPU over all the slices: per request, and over their wall time. */
+export function combinedDriven(slices: DrivenFigure[]): DrivenFigure {
+  const figure = combined(slices);
+  const sum = (pick: (slice: DrivenFigure) => number) =>
+    slices.reduce((total, slice) => total + pick(slice) * slice.count, 0);
+  const driver = sum((slice) => slice.driverMicrosPerRequest);
+  return {
+    ...figure,
+    driverMicrosPerRequest: driver / figure.count,
+    driverCoreShare: driver / (figure.seconds * 1e6),
+    cosmosMicrosPerRequest: sum((slice) => slice.cosmosMicrosPerRequest) / figure.count,
+  };
+}
+
 function compare(
   servers: Servers,
   operation: ComparedOperation,
@@ -153,7 +174,7 @@ function compare(
   const method = operation === "GET" ? "GET" : "PUT";
   const perSlice = Math.max(1, Math.ceil(sizes.requests / SLICES));
   return runRounds(sizes.rounds, async (round) => {
-    const slices: Record<keyof Servers, ServerFigure[]> = { service: [], bare: [] };
+    const slices: Record<keyof Servers, DrivenFigure[]> = { service: [], bare: [] };
     for (let slice = 0; slice < SLICES; slice++) {
       // ABBA, and the other way round in every other round: neither always runs first.
       const bareFirst = (slice + round) % 2 === 1;
@@ -161,8 +182,8 @@ function compare(
         slices[name].push(await send(servers[name], method, existing, perSlice, concurrency, 200));
       }
     }
-    const service = whole(combined(slices.service), servers.service.name);
-    const bare = whole(combined(slices.bare), servers.bare.name);
+    const service = whole(combinedDriven(slices.service), servers.service.server.name);
+    const bare = whole(combinedDriven(slices.bare), servers.bare.server.name);
     return { service, bare, ratio: service.perSecond / bare.perSecond };
   }).then((rounds) => ({ operation, concurrency, goal: HTTP_GOALS[operation], rounds }));
 }
@@ -202,6 +223,12 @@ async function run(servers: Servers, sizes: HttpBenchSizes): Promise<HttpBenchRe
   return { comparisons, creates };
 }
 
+/** The stack's Cosmos server, a child of this process: its CPU is part of every request of both servers. */
+function cosmosServerPid(): number | undefined {
+  for (const [pid, { name }] of snapshotCpu()) if (name.endsWith("cosmos-server-main.js")) return pid;
+  return undefined;
+}
+
 /**
  * AuthenticationProfile GET and PUT replace through the service next to the thinnest server that
  * does the same Cosmos work (bench/bare-server.ts), each a child process of its own on the stack's
@@ -215,15 +242,26 @@ export async function benchHttp(stack: BenchStack, sizes: HttpBenchSizes): Promi
     sizes.cpuProfileDir === undefined
       ? []
       : ["--cpu-prof", `--cpu-prof-dir=${path.join(sizes.cpuProfileDir, server)}`];
-  const service = await startHostProcess(stack.settings, profile("service"));
+  const driver = await startHttpDriver();
   try {
-    const bare = await startBareProcess(stack.settings, profile("bare"));
+    const service = await startHostProcess(stack.settings, profile("service"));
     try {
-      return await run({ service, bare }, sizes);
+      const bare = await startBareProcess(stack.settings, profile("bare"));
+      try {
+        const cosmosPid = cosmosServerPid();
+        const target = (server: ServerProcess): Target => ({
+          server,
+          driver,
+          ...(cosmosPid !== undefined && { cosmosPid }),
+        });
+        return await run({ service: target(service), bare: target(bare) }, sizes);
+      } finally {
+        await bare.stop();
+      }
     } finally {
-      await bare.stop();
+      await service.stop();
     }
   } finally {
-    await service.stop();
+    await driver.stop();
   }
 }

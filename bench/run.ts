@@ -38,7 +38,7 @@ const LATENCY = {
   rounds: ROUNDS,
 };
 const HTTP = {
-  requests: positiveInteger("BENCH_HTTP_REQUESTS", 2000),
+  requests: positiveInteger("BENCH_HTTP_REQUESTS", 4000),
   creates: positiveInteger("BENCH_HTTP_CREATES", 300),
   concurrencies: positiveIntegers("BENCH_HTTP_CONCURRENCY", [8, 16]),
   rounds: positiveInteger("BENCH_HTTP_ROUNDS", 5),
