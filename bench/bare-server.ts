@@ -4,6 +4,7 @@ import type { Container } from "@azure/cosmos";
 import { isAuthorized, type LocalKeys } from "../dev/key-check";
 import { nameKey } from "../src/common/name-key";
 import { formatEtag } from "../src/common/preconditions";
+import { stampSystemData } from "../src/common/system-data";
 import { loadConfig } from "../src/config";
 import type { ProfileDocument } from "../src/profiles/profile-service";
 import { CONTAINERS } from "../src/store/containers";
@@ -16,13 +17,17 @@ import { createCosmosClient } from "../src/store/cosmos-client";
  * Cosmos work of the service on the same document, through a CosmosClient made as the service
  * makes its own (src/store/cosmos-client.ts): GET /authenticationProfiles/{name} is one point read,
  * answered as the resource's JSON with its ETag; PUT is a read and a replace conditional on the
- * ETag read, answered the same way. No validation, no conventions, no logging: only the work no
- * server of this document can skip. Settings come from the environment (as the host's do);
+ * ETag read, answered the same way. The document written and the resource answered are the
+ * service's, byte for byte in shape: systemData stamped for the key's caller on a replace, and
+ * answered on both (the service answers it, so leaving it out would make this server's answers
+ * and writes smaller than the service's). No validation, no conventions, no logging: only the work
+ * no server of this document can skip. Settings come from the environment (as the host's do);
  * it listens on a free port and reports it over IPC: { ready: true, port }.
  */
 
 const PREFIX = "/authenticationProfiles/";
 const PARTITION = "account";
+const KEY_ACTOR = { id: "default", type: "Key" } as const;
 
 type Answer = { status: number; body?: unknown; etag?: string };
 
@@ -33,6 +38,7 @@ function resourceOf(document: ProfileDocument & { _etag: string }): Answer {
       id: document.authenticationProfileName,
       authenticationProfileName: document.authenticationProfileName,
       authenticationProfileContent: document.authenticationProfileContent,
+      systemData: document.systemData,
     },
     etag: document._etag,
   };
@@ -65,13 +71,16 @@ async function replace(container: Container, id: string, body: string): Promise<
   const put = JSON.parse(body) as { authenticationProfileContent: string };
   const existing = await read(container, id);
   if (!existing) return { status: 404 };
+  const now = new Date().toISOString();
   const document: ProfileDocument = {
     id: existing.id,
     scope: existing.scope,
     authenticationProfileName: existing.authenticationProfileName,
     authenticationProfileContent: put.authenticationProfileContent,
     createdAt: existing.createdAt,
-    updatedAt: new Date().toISOString(),
+    updatedAt: now,
+    // The function key's caller, as the service records it (src/auth/principal.ts actorOf).
+    systemData: stampSystemData(existing.systemData, KEY_ACTOR, now),
   };
   try {
     const { resource } = await container.item(id, PARTITION).replace<ProfileDocument>(document, {

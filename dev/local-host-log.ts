@@ -13,7 +13,8 @@ export function batchedConsoleLogger(): HostLogger {
     if (waiting.length === 0) return;
     const text = waiting.join("\n");
     waiting = [];
-    console.log(text);
+    // What console.log writes for one string, without its formatting pass.
+    process.stdout.write(`${text}\n`);
   };
   process.on("exit", flush);
   return (level, functionName, message) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type HttpResponseInit, InvocationContext } from "@azure/functions";
+import { type HttpResponseInit, InvocationContext, type LogHandler } from "@azure/functions";
 import {
   InvalidRequestContent,
   type PayloadTooLarge,
@@ -72,6 +72,8 @@ function requestUrl(incoming: http.IncomingMessage, origin: string): URL | undef
   }
 }
 
+const PATH_SUSPECT = /[\\.]|\/\/|%2e/i;
+
 /**
  * Why a request target's path names no resource, or undefined when it can: an empty segment (`//`)
  * or a dot segment, in any spelling (`.`, `..`, `%2e%2e`, `.%2E`), which URL parsing would fold into
@@ -79,6 +81,8 @@ function requestUrl(incoming: http.IncomingMessage, origin: string): URL | undef
  * Functions host allows it. Route parameters arrive decoded, so name rules refuse such names too.
  */
 export function pathProblem(target: string): string | undefined {
+  // Every problem below needs a backslash, "//", or a dot (as "." or %2e): most paths have none.
+  if (!PATH_SUSPECT.test(target)) return undefined;
   const path = target.split(/[?#]/, 1)[0] ?? "";
   const segments = path.split("/").slice(1);
   if (path.includes("\\")) return "holds a backslash";
@@ -145,7 +149,9 @@ function readDeclared(request: http.IncomingMessage): Promise<Buffer> {
 
 function headerRecord(request: http.IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
+  const given = request.headers;
+  for (const name in given) {
+    const value = given[name];
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
   return headers;
@@ -190,6 +196,17 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   // The host's own answers (404, 405, 401, 413) admit no caller: they come before any handler.
   const conventional = (handler: RouteHandler) =>
     wrapped.get(handler) ?? withHttpConventions({ route: "", authLevel: "anonymous", handler }, services);
+  /** Each function's log handler, made once: the invocation context's lines, as one message. */
+  const logHandlers = new Map<string, LogHandler>();
+  const logHandlerOf = (functionName: string): LogHandler => {
+    let handler = logHandlers.get(functionName);
+    if (handler === undefined) {
+      handler = (level, ...args) =>
+        log(level, functionName, args.length === 1 ? String(args[0]) : args.map(String).join(" "));
+      logHandlers.set(functionName, handler);
+    }
+    return handler;
+  };
   /** Where the host listens: request URLs, and so the links handlers build, are based on it. */
   let origin = "http://127.0.0.1";
 
@@ -211,7 +228,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     const context = new InvocationContext({
       invocationId: randomUUID(),
       functionName,
-      logHandler: (level, ...args) => log(level, functionName, args.map(String).join(" ")),
+      logHandler: logHandlerOf(functionName),
     });
     return conventional(handler)(request, context);
   }

@@ -30,30 +30,42 @@ function splitPath(pathname: string): string[] {
  * `get` is not GET).
  */
 export class RouteMatcher {
-  private readonly compiled: CompiledRoute[];
+  /** The routes by their number of segments (a path can only match a route of its own length), in table order. */
+  private readonly byLength = new Map<number, CompiledRoute[]>();
 
   constructor(routes: readonly RouteDefinition[], routePrefix: string) {
     const prefix = splitPath(routePrefix);
-    this.compiled = routes.map((route) => {
+    for (const route of routes) {
       const segments = [...prefix, ...splitPath(route.route)].map((segment) => {
         const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
         return param ? { param: param[1] as string } : { literal: segment.toLowerCase() };
       });
-      return { route, segments, literals: segments.filter((segment) => "literal" in segment).length };
-    });
+      const compiled = {
+        route,
+        segments,
+        literals: segments.filter((segment) => "literal" in segment).length,
+      };
+      const sameLength = this.byLength.get(segments.length);
+      if (sameLength) sameLength.push(compiled);
+      else this.byLength.set(segments.length, [compiled]);
+    }
   }
 
   match(method: string, pathname: string): MatchResult {
     let segments: string[];
     try {
-      segments = splitPath(pathname).map((segment) => decodeURIComponent(segment));
+      segments = splitPath(pathname).map((segment) =>
+        segment.includes("%") ? decodeURIComponent(segment) : segment,
+      );
     } catch {
       return { kind: "not-found" };
     }
+    const sameLength = this.byLength.get(segments.length);
+    if (sameLength === undefined) return { kind: "not-found" };
     const lowered = segments.map((segment) => segment.toLowerCase());
     // Routes that match the path, most literal segments first (a stable sort: table order breaks ties).
     const candidates: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
-    for (const compiled of this.compiled) {
+    for (const compiled of sameLength) {
       const params = bind(compiled, segments, lowered);
       if (params !== undefined) candidates.push({ compiled, params });
     }

@@ -34,6 +34,17 @@ export async function identifyCaller(
   return authenticate(request, services);
 }
 
+/**
+ * The caller of a request no token or grant needs looking up for (an anonymous route, or any route
+ * under `keys`, where the host has checked the key), as identifyCaller and authorizeCaller would
+ * admit it; undefined when they must run. Saves two promises a request on the common path.
+ */
+export function admittedWithoutLookup(access: RouteAccess, services: Services): Caller | undefined {
+  if (access.authLevel === "anonymous") return { principal: ANONYMOUS };
+  if (services.config.AUTH_MODE !== "keys") return undefined;
+  return { principal: { kind: "key", keyName: access.authLevel === "admin" ? "_master" : "default" } };
+}
+
 export async function authorizeCaller(
   access: RouteAccess,
   request: HttpRequest,

@@ -31,6 +31,8 @@ export function queryValue(
   make: (message: string, target: string) => Error = (message, target) =>
     new InvalidRequestContent(message, target),
 ): string | null {
+  // Most requests carry no query at all: nothing to parse.
+  if (!request.url.includes("?")) return null;
   const values = new Set<string>();
   for (const [key, value] of queryOf(request)) {
     if (sameQueryName(key, name)) values.add(value);

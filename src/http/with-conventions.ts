@@ -4,7 +4,7 @@ import { ANONYMOUS, describePrincipal, type Principal } from "../auth/principal"
 import { describeError } from "../common/describe-error";
 import { redactSecrets } from "../common/redact";
 import type { Services } from "../services";
-import { authorizeCaller, identifyCaller, type RouteAccess } from "./caller";
+import { admittedWithoutLookup, authorizeCaller, identifyCaller, type RouteAccess } from "./caller";
 import { errorResponse } from "./errors";
 import { headerRecord, sortedByName } from "./header-record";
 import type { RouteHandler } from "./route";
@@ -49,8 +49,12 @@ export function withHttpConventions(route: ConventionalRoute, services: () => Se
     let response: HttpResponseInit;
     let principal: Principal = ANONYMOUS;
     try {
-      principal = await identifyCaller(route, request, services());
-      const caller = await authorizeCaller(route, request, services(), principal);
+      let caller = admittedWithoutLookup(route, services());
+      if (caller === undefined) {
+        principal = await identifyCaller(route, request, services());
+        caller = await authorizeCaller(route, request, services(), principal);
+      }
+      principal = caller.principal;
       response = await route.handler(request, context, services(), caller);
     } catch (error) {
       response = errorResponse(error);
