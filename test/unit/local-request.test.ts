@@ -1,3 +1,5 @@
+import { inspect } from "node:util";
+import fc from "fast-check";
 import { requestAsReceived } from "../../dev/local-request";
 import { readRequestHead } from "../../dev/unparsed-request";
 
@@ -29,6 +31,77 @@ describe("requestAsReceived", () => {
   it("keeps the body of an ordinary request", async () => {
     const request = requestAsReceived("PUT", { url: "http://127.0.0.1/x", body: { string: "{}" } });
     expect(await request.text()).toBe("{}");
+  });
+});
+
+/** What a Headers does with a call: its result, or the error it throws (by message). */
+function outcome(call: () => unknown): unknown {
+  try {
+    return { value: call() };
+  } catch (error) {
+    return { threw: (error as Error).message };
+  }
+}
+
+const NAMES = ["host", "x-a", "X-A", "content-type", "__proto__", "constructor", "to string", "é", "x\u0100"];
+const VALUES = ["", "1", " padded ", "a\tb", "a\u0001b", "a\u00ffb", "a\u0100b", "a\r\nb", "1, 2", "\t"];
+
+describe("the request's headers", () => {
+  it("answer every read, iteration and change exactly as a Headers of the same record", () => {
+    const record = fc
+      .array(fc.tuple(fc.constantFrom(...NAMES, "x-b", "accept"), fc.constantFrom(...VALUES)), {
+        maxLength: 5,
+      })
+      .map((pairs) => Object.fromEntries(pairs) as Record<string, string>);
+    const asked = fc.array(fc.constantFrom(...NAMES, "x-b", "ACCEPT", "missing", ""), { maxLength: 6 });
+    fc.assert(
+      fc.property(
+        record,
+        asked,
+        fc.constantFrom("set", "append", "delete", "none"),
+        (headers, names, change) => {
+          const expected = outcome(() => new Headers(headers));
+          const actual = outcome(
+            () => requestAsReceived("GET", { url: "http://127.0.0.1/x", headers }).headers,
+          );
+          if ("threw" in (expected as object)) {
+            expect(actual).toEqual(expected);
+            return;
+          }
+          const real = (expected as { value: Headers }).value;
+          const received = (actual as { value: Headers }).value;
+          for (const name of names) {
+            expect(outcome(() => received.get(name))).toEqual(outcome(() => real.get(name)));
+            expect(outcome(() => received.has(name))).toEqual(outcome(() => real.has(name)));
+          }
+          if (change !== "none") {
+            const name = names[0] ?? "x-c";
+            const apply = (target: Headers) =>
+              outcome(() => (change === "delete" ? target.delete(name) : target[change](name, "v")));
+            expect(apply(received)).toEqual(apply(real));
+          }
+          expect([...received]).toEqual([...real]);
+          expect(received.get("x-a")).toEqual(real.get("x-a"));
+          expect(inspect(received)).toEqual(inspect(real));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("are a Headers, and carry over to a Fetch Request", () => {
+    const request = requestAsReceived("PUT", {
+      url: "http://127.0.0.1/x",
+      headers: { "content-type": "application/json", "x-a": "1" },
+      body: { string: "{}" },
+    });
+    expect(request.headers).toBeInstanceOf(Headers);
+    expect(Object.prototype.toString.call(request.headers)).toBe("[object Headers]");
+    expect([...new Headers(request.headers)]).toEqual([
+      ["content-type", "application/json"],
+      ["x-a", "1"],
+    ]);
+    expect(new Request("http://127.0.0.1/", { headers: request.headers }).headers.get("X-A")).toBe("1");
   });
 });
 

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { pathProblem } from "../../dev/local-host";
 import { readRefusedHead } from "../../dev/unparsed-request";
 
@@ -54,6 +55,28 @@ describe("pathProblem", () => {
     "/a/..?x=1",
   ])("refuses %s", (target) => {
     expect(pathProblem(target)).toEqual(expect.any(String));
+  });
+
+  it("answers as the full scan does, for any path, also with a problem only in its query", () => {
+    // The scan without the quick check for suspect characters, as it was before that check.
+    const fullScan = (target: string) => {
+      const path = target.split(/[?#]/, 1)[0] ?? "";
+      const segments = path.split("/").slice(1);
+      if (path.includes("\\")) return "backslash";
+      if (segments.slice(0, -1).includes("")) return "empty";
+      if (segments.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))) return "dot";
+      return undefined;
+    };
+    const pieces = ["/", ".", "..", "%2e", "%2E", "a", "\\", "?", "#", "%", "e", "//"];
+    const target = fc
+      .array(fc.constantFrom(...pieces), { maxLength: 10 })
+      .map((parts) => `/${parts.join("")}`);
+    fc.assert(
+      fc.property(target, (path) => {
+        expect(pathProblem(path) === undefined).toBe(fullScan(path) === undefined);
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it.each(["/", "/a", "/a/", "/a/...", "/a/.b", "/a/%2e%2e%2e", "/a?x=//..", "/a/b#../.."])(
