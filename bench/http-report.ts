@@ -20,7 +20,7 @@ function column(text: string, width: number): string {
 }
 
 const WIDTHS = [13, 11, 18, 18, 0] as const;
-const CPU_WIDTHS = [13, 11, 17, 17, 28, 26, 0] as const;
+const CPU_WIDTHS = [13, 11, 17, 17, 30, 26, 0] as const;
 
 function row(cells: readonly string[], widths: readonly number[] = WIDTHS): string {
   return `  ${cells.map((cell, index) => column(cell, widths[index] ?? 0)).join("")}`.trimEnd();

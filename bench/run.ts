@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     if (ONLY.has("http")) {
       console.log("");
       console.log(
-        `HTTP: the service vs a bare node:http server doing the same Cosmos calls (GET = 1 point read, PUT replace = read + conditional replace), each a child process; ${HTTP.requests} requests per server per round, ${HTTP.rounds} rounds, ${HTTP.concurrencies.join(" and ")} in flight.`,
+        `HTTP: the service vs a bare node:http server doing the same Cosmos calls (GET = 1 point read, PUT replace = read + replace), each a child process, driven by one long-lived driver process; ${HTTP.requests} requests per server per round, ${HTTP.rounds} rounds, ${HTTP.concurrencies.join(" and ")} in flight.`,
       );
       printHttpComparison(await benchHttp(stack, HTTP));
       report("http");
