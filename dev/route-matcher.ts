@@ -30,7 +30,10 @@ function splitPath(pathname: string): string[] {
  * `get` is not GET).
  */
 export class RouteMatcher {
-  /** The routes by their number of segments (a path can only match a route of its own length), in table order. */
+  /**
+   * The routes by their number of segments (a path can only match a route of its own length), most
+   * literal segments first, then in table order.
+   */
   private readonly byLength = new Map<number, CompiledRoute[]>();
 
   constructor(routes: readonly RouteDefinition[], routePrefix: string) {
@@ -49,6 +52,9 @@ export class RouteMatcher {
       if (sameLength) sameLength.push(compiled);
       else this.byLength.set(segments.length, [compiled]);
     }
+    // Most literal segments first, once (a stable sort: table order breaks ties), so the routes
+    // matching a path come out in the order they are tried in, without sorting them each request.
+    for (const sameLength of this.byLength.values()) sameLength.sort((a, b) => b.literals - a.literals);
   }
 
   match(method: string, pathname: string): MatchResult {
@@ -63,14 +69,13 @@ export class RouteMatcher {
     const sameLength = this.byLength.get(segments.length);
     if (sameLength === undefined) return { kind: "not-found" };
     const lowered = segments.map((segment) => segment.toLowerCase());
-    // Routes that match the path, most literal segments first (a stable sort: table order breaks ties).
+    // Routes that match the path, most literal segments first (as byLength keeps them).
     const candidates: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
     for (const compiled of sameLength) {
       const params = bind(compiled, segments, lowered);
       if (params !== undefined) candidates.push({ compiled, params });
     }
     if (candidates.length === 0) return { kind: "not-found" };
-    if (candidates.length > 1) candidates.sort((a, b) => b.compiled.literals - a.compiled.literals);
     const chosen = candidates.find((candidate) => candidate.compiled.route.methods.includes(method as never));
     if (!chosen) {
       return {
