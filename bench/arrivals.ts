@@ -12,6 +12,8 @@ export interface Arrivals {
   firstArrivalAt(): number | undefined;
   /** Each message's id and broker enqueued time, when asked for with `timestamps`. */
   enqueued(): Enqueued[];
+  /** The subscriber thread's busy time so far (its event loop's active ms): its share of the bench process. */
+  busyMs(): number;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function countArrivals(
     received: () => received,
     firstArrivalAt: () => firstAt,
     enqueued: () => enqueued,
+    busyMs: () => worker.performance.eventLoopUtilization().active,
     async close() {
       worker.postMessage("stop");
       await exited;

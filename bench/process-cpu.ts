@@ -47,7 +47,7 @@ export function processCpuMicros(pid: number): number {
 
 /** What a process is, from its command line: the script's file name, or "this process". */
 function nameOf(pid: number): string {
-  if (pid === process.pid) return "bench process (host, clients, subscribers)";
+  if (pid === process.pid) return "bench process (host or raw SDK, subscribers)";
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
     const script = args.find((arg) => arg.endsWith(".js")) ?? args[0] ?? String(pid);
