@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { ArrivalsJob, ArrivalsMessage, Enqueued } from "./arrivals-worker";
 import { positiveInteger } from "./env";
+import { threadCpuMs } from "./process-cpu";
 
 export interface Arrivals {
   /** Resolves with performance.now() once `expected` messages have arrived; rejects past the deadline. */
@@ -12,8 +13,8 @@ export interface Arrivals {
   firstArrivalAt(): number | undefined;
   /** Each message's id and broker enqueued time, when asked for with `timestamps`. */
   enqueued(): Enqueued[];
-  /** The subscriber thread's busy time so far (its event loop's active ms): its share of the bench process. */
-  busyMs(): number;
+  /** The subscriber thread's CPU time so far, in ms (from /proc; NaN where it cannot be read). */
+  cpuMs(): number;
   close(): Promise<void>;
 }
 
@@ -40,6 +41,7 @@ export async function countArrivals(
   const worker = new Worker(path.join(__dirname, "arrivals-worker.js"), { workerData: job });
   let received = 0;
   let firstAt: number | undefined;
+  let tid: number | undefined;
   let failure: unknown;
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   worker.on("error", (error) => {
@@ -48,8 +50,10 @@ export async function countArrivals(
   });
   await new Promise<void>((resolve, reject) => {
     worker.on("message", (message: ArrivalsMessage) => {
-      if (message.type === "ready") resolve();
-      else {
+      if (message.type === "ready") {
+        tid = message.tid;
+        resolve();
+      } else {
         received = message.received;
         firstAt ??= performance.now();
         if (message.enqueued) enqueued.push(...message.enqueued);
@@ -73,7 +77,7 @@ export async function countArrivals(
     received: () => received,
     firstArrivalAt: () => firstAt,
     enqueued: () => enqueued,
-    busyMs: () => worker.performance.eventLoopUtilization().active,
+    cpuMs: () => (tid === undefined ? Number.NaN : threadCpuMs(tid)),
     async close() {
       worker.postMessage("stop");
       await exited;

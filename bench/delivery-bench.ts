@@ -5,6 +5,7 @@ import { countArrivals } from "./arrivals";
 import type { IngestShape } from "./bench-events";
 import type { IngestDriver } from "./ingest-driver";
 import type { BenchStack } from "./local-stack";
+import { stackPids } from "./process-cpu";
 import { sendInBatches } from "./raw-sends";
 import { type Rounds, runRounds } from "./rounds";
 import { type TimedRun, timedRun } from "./timed-run";
@@ -60,11 +61,16 @@ async function endToEnd(drive: BenchDrive, round: number, sizes: DeliverySizes):
   await createTopicEndpoint(stack, instance, "bench", topic);
   const arrivals = await countArrivals(stack.serviceBus.connectionString(), topic);
   try {
+    const pids = stackPids();
     const warm = sizes.shape.perRequest;
     await driver.post(instance, warm, `warm-${round}`, sizes.shape);
     await arrivals.until(warm);
-    return await timedRun([arrivals], sizes.events, warm + sizes.events, () =>
-      driver.post(instance, sizes.events, `e2e-${round}`, sizes.shape),
+    return await timedRun(
+      [arrivals],
+      sizes.events,
+      warm + sizes.events,
+      () => driver.post(instance, sizes.events, `e2e-${round}`, sizes.shape),
+      pids,
     );
   } finally {
     await arrivals.close();

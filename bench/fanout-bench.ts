@@ -4,6 +4,7 @@ import type { CloudEvent } from "../src/events/cloud-event";
 import { type Arrivals, countArrivals } from "./arrivals";
 import type { IngestShape } from "./bench-events";
 import type { BenchDrive } from "./delivery-bench";
+import { stackPids } from "./process-cpu";
 import { sendInBatches } from "./raw-sends";
 import { type Rounds, runRounds } from "./rounds";
 import { type TimedRun, timedRun } from "./timed-run";
@@ -50,23 +51,32 @@ async function serviceFanOut(drive: BenchDrive, round: number, endpoints: number
     await createTopicEndpoint(drive.stack, instance, `to-${index}`, topic);
   const subscribers = await subscribe(drive, topics);
   try {
+    const pids = stackPids();
     const warm = sizes.shape.perRequest;
     await drive.driver.post(instance, warm, `warm-${round}-${endpoints}`, sizes.shape);
     await Promise.all(subscribers.map((subscriber) => subscriber.until(warm)));
-    return await timedRun(subscribers, sizes.events, warm + sizes.events, () =>
-      drive.driver.post(instance, sizes.events, `fanout-${round}-${endpoints}`, sizes.shape),
+    return await timedRun(
+      subscribers,
+      sizes.events,
+      warm + sizes.events,
+      () => drive.driver.post(instance, sizes.events, `fanout-${round}-${endpoints}`, sizes.shape),
+      pids,
     );
   } finally {
     await Promise.all(subscribers.map((subscriber) => subscriber.close()));
   }
 }
 
-/** The raw SDK: the same events, batched once, sent to `endpoints` topics (open links), one subscriber each. */
+/**
+ * The raw SDK: the same events, batched once, sent to `endpoints` topics (open links), one
+ * subscriber each. One client (AMQP connection) per topic, as the host's sender pool has one per
+ * endpoint connection string.
+ */
 async function rawFanOut(drive: BenchDrive, round: number, endpoints: number, sizes: FanOutSizes) {
-  const client = new ServiceBusClient(drive.stack.serviceBus.connectionString());
   const topics = Array.from({ length: endpoints }, (_, index) => `raw-fanout-${round}-${endpoints}-${index}`);
+  const clients = topics.map((topic) => new ServiceBusClient(drive.stack.serviceBus.connectionString(topic)));
   try {
-    const senders = topics.map((topic) => client.createSender(topic));
+    const senders = clients.map((client, index) => client.createSender(topics[index] as string));
     const opener = toServiceBusMessage(makeEvents(1, "open")[0] as CloudEvent);
     await Promise.all(senders.map((sender) => sender.sendMessages(opener)));
     const subscribers = await subscribe(drive, topics);
@@ -77,7 +87,7 @@ async function rawFanOut(drive: BenchDrive, round: number, endpoints: number, si
       await Promise.all(subscribers.map((subscriber) => subscriber.close()));
     }
   } finally {
-    await client.close();
+    await Promise.all(clients.map((client) => client.close()));
   }
 }
 

@@ -86,7 +86,7 @@ function printCpu(values: DeliveryRound[]): void {
     `  all processes, end to end / raw SDK   ${formatRange(cpuRatio, ratio(2, "x"))}   goal <= ${DELIVERY_GOALS.cpuOverRaw}x: ${goalVerdict(cpuRatio, (v) => v <= DELIVERY_GOALS.cpuOverRaw)}`,
   );
   const thread = (f: (r: DeliveryRound) => number) => formatRange(values.map(f), whole);
-  console.log("  the bench process's share, by thread (event-loop busy ms per 1,000 events):");
+  console.log("  the bench process's share, by thread (CPU ms per 1,000 events):");
   console.log(
     `    main thread: end to end the host (ingest, queue trigger, delivery) ${thread((r) => r.endToEnd.mainThreadMs)}; raw SDK its sender ${thread((r) => r.ceiling.mainThreadMs)}`,
   );
@@ -94,7 +94,7 @@ function printCpu(values: DeliveryRound[]): void {
     `    subscriber thread: end to end ${thread((r) => r.endToEnd.subscribersMs)}; raw SDK ${thread((r) => r.ceiling.subscribersMs)}`,
   );
   console.log(
-    "    the rest of the bench process is its other threads (garbage collection, compiler, libuv pool);",
+    "    the rest of the bench process is its other threads (garbage collection, compiler, libuv pool: zlib, DNS);",
   );
   console.log(
     "    the HTTP ingest client is bench/ingest-driver-main.js, a process of its own, counted in the sum.",
@@ -110,7 +110,7 @@ export function printFanOut(rounds: Rounds<FanOutFigure[]>): void {
   const broker = (run: TimedRun) => run.cpu.find(([name]) => name === "service-bus/main.js")?.[1] ?? 0;
   console.log("");
   console.log(
-    `  endpoints  ${"events/s service".padStart(17)}${"raw SDK".padStart(16)}${"host thread".padStart(14)}${"all CPU".padStart(16)}${"raw all CPU".padStart(16)}${"broker CPU".padStart(16)}`,
+    `  endpoints  ${"events/s service".padStart(17)}${"raw SDK".padStart(16)}${"host thread".padStart(14)}${"all CPU".padStart(16)}${"raw all CPU".padStart(16)}${"broker CPU".padStart(24)}`,
   );
   console.log(`  ${"".padStart(44)}ms per 1,000 events (broker: service / raw)`);
   for (const endpoints of levels) {
@@ -118,7 +118,13 @@ export function printFanOut(rounds: Rounds<FanOutFigure[]>): void {
     const column = (f: (figure: FanOutFigure) => number, width: number) =>
       formatRange(figures.map(f), whole).padStart(width);
     console.log(
-      `  ${String(endpoints).padStart(9)}  ${column((f) => f.service.eventsPerSecond, 17)}${column((f) => f.raw.eventsPerSecond, 16)}${column((f) => f.service.mainThreadMs, 14)}${column((f) => totalCpu(f.service.cpu), 16)}${column((f) => totalCpu(f.raw.cpu), 16)}${column((f) => broker(f.service), 8)} /${column((f) => broker(f.raw), 7)}`,
+      `  ${String(endpoints).padStart(9)}  ${column((f) => f.service.eventsPerSecond, 17)}${column((f) => f.raw.eventsPerSecond, 16)}${column((f) => f.service.mainThreadMs, 14)}${column((f) => totalCpu(f.service.cpu), 16)}${column((f) => totalCpu(f.raw.cpu), 16)}${`${formatRange(
+        figures.map((f) => broker(f.service)),
+        whole,
+      )} / ${formatRange(
+        figures.map((f) => broker(f.raw)),
+        whole,
+      )}`.padStart(24)}`,
     );
   }
   const most = Math.max(...levels);

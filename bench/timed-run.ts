@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Arrivals } from "./arrivals";
-import { cpuSpent, snapshotCpu } from "./process-cpu";
+import { cpuSpent, snapshotCpu, stackPids, threadCpuMs } from "./process-cpu";
 
 /** CPU milliseconds per 1,000 events, by process (process-cpu.ts), largest first. */
 export type CpuPerThousand = [process: string, ms: number][];
@@ -15,27 +15,29 @@ export interface TimedRun {
   firstArrivalSeconds: number;
   /** CPU ms per 1,000 events of every process of the stack (the ingest driver's included). */
   cpu: CpuPerThousand;
-  /** The bench process's main thread (the host, or the raw SDK's sender), busy ms per 1,000 events. */
+  /** The bench process's main thread (the host, or the raw SDK's sender), CPU ms per 1,000 events. */
   mainThreadMs: number;
-  /** The subscribers' worker threads together, busy ms per 1,000 events. */
+  /** The subscribers' worker threads together, CPU ms per 1,000 events. */
   subscribersMs: number;
 }
 
 /**
  * Times `send` of `events` events until each subscriber has `expected` messages, with what every
  * process of the stack spent (from /proc) and the bench process's share split into its main
- * thread and its subscriber threads (event-loop busy time; the rest of the process's CPU is its
- * other threads: garbage collection, the compiler, libuv's pool).
+ * thread and its subscriber threads (each thread's own CPU time, from /proc; the rest of the
+ * process's CPU is its other threads: garbage collection, the compiler, libuv's pool).
  */
 export async function timedRun(
   subscribers: Arrivals[],
   events: number,
   expected: number,
   send: () => Promise<void>,
+  /** The stack's processes (stackPids()), found before a warm-up so the start follows it closely. */
+  pids: readonly number[] = stackPids(),
 ): Promise<TimedRun> {
-  const cpuBefore = snapshotCpu();
-  const mainBefore = performance.eventLoopUtilization();
-  const subscribersBefore = subscribers.map((subscriber) => subscriber.busyMs());
+  const cpuBefore = snapshotCpu(pids);
+  const mainBefore = threadCpuMs(process.pid);
+  const subscribersBefore = subscribers.map((subscriber) => subscriber.cpuMs());
   const receivedBefore = subscribers.map((subscriber) => subscriber.received());
   const started = performance.now();
   const firstArrival = Promise.all(
@@ -44,9 +46,9 @@ export async function timedRun(
   await send();
   const sent = performance.now();
   const finished = Math.max(...(await Promise.all(subscribers.map((s) => s.until(expected)))));
-  const mainMs = performance.eventLoopUtilization(mainBefore).active;
+  const mainMs = threadCpuMs(process.pid) - mainBefore;
   const subscribersMs = subscribers.reduce(
-    (sum, subscriber, index) => sum + subscriber.busyMs() - (subscribersBefore[index] ?? 0),
+    (sum, subscriber, index) => sum + subscriber.cpuMs() - (subscribersBefore[index] ?? 0),
     0,
   );
   const perThousand = (ms: number) => (ms * 1000) / events;
@@ -56,7 +58,10 @@ export async function timedRun(
     seconds,
     sendSeconds: (sent - started) / 1000,
     firstArrivalSeconds: ((await firstArrival) - started) / 1000,
-    cpu: cpuSpent(cpuBefore, snapshotCpu(), 5).map(([name, ms]): [string, number] => [name, perThousand(ms)]),
+    cpu: cpuSpent(cpuBefore, snapshotCpu(pids), 5).map(([name, ms]): [string, number] => [
+      name,
+      perThousand(ms),
+    ]),
     mainThreadMs: perThousand(mainMs),
     subscribersMs: perThousand(subscribersMs),
   };
