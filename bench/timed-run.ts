@@ -7,6 +7,7 @@ export type CpuPerThousand = [process: string, ms: number][];
 
 /** One timed run: from the start of `send` until every subscriber has its messages. */
 export interface TimedRun {
+  events: number;
   eventsPerSecond: number;
   seconds: number;
   /** How long `send` took (end to end: until the last ingest request was answered). */
@@ -54,6 +55,7 @@ export async function timedRun(
   const perThousand = (ms: number) => (ms * 1000) / events;
   const seconds = (finished - started) / 1000;
   return {
+    events,
     eventsPerSecond: events / seconds,
     seconds,
     sendSeconds: (sent - started) / 1000,
