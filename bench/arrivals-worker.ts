@@ -15,7 +15,7 @@ export type Enqueued = [messageId: string, enqueuedAtMs: number];
 
 export type ArrivalsMessage =
   | { type: "ready"; tid?: number }
-  | { type: "count"; received: number; enqueued?: Enqueued[] };
+  | { type: "count"; received: number; at: number; enqueued?: Enqueued[] };
 
 /** This thread's id in the kernel (Linux), so the bench can read its CPU time; undefined elsewhere. */
 function kernelThreadId(): number | undefined {
@@ -46,6 +46,9 @@ async function receive(job: ArrivalsJob, post: (message: ArrivalsMessage) => voi
       post({
         type: "count",
         received,
+        // When this thread had them, as wall-clock ms (comparable across threads): the bench's
+        // main thread may be busy (it runs the host) and hear of them later.
+        at: performance.timeOrigin + performance.now(),
         ...(job.timestamps && {
           enqueued: batch.map(
             (message): Enqueued => [

@@ -6,7 +6,11 @@ import { positiveInteger } from "./env";
 import { threadCpuMs } from "./process-cpu";
 
 export interface Arrivals {
-  /** Resolves with performance.now() once `expected` messages have arrived; rejects past the deadline. */
+  /**
+   * Resolves once `expected` messages have arrived, with when the subscriber's thread had them (on
+   * this thread's performance.now() scale; not when this thread, perhaps busy, heard of it);
+   * rejects past the deadline.
+   */
   until(expected: number, timeoutMs?: number): Promise<number>;
   received(): number;
   /** performance.now() when the first message arrived (undefined before). */
@@ -40,6 +44,8 @@ export async function countArrivals(
   const enqueued: Enqueued[] = [];
   const worker = new Worker(path.join(__dirname, "arrivals-worker.js"), { workerData: job });
   let received = 0;
+  /** The counts so far and when the subscriber had each, on this thread's performance.now() scale. */
+  const counts: [received: number, at: number][] = [];
   let firstAt: number | undefined;
   let tid: number | undefined;
   let failure: unknown;
@@ -55,7 +61,9 @@ export async function countArrivals(
         resolve();
       } else {
         received = message.received;
-        firstAt ??= performance.now();
+        const at = message.at - performance.timeOrigin;
+        counts.push([received, at]);
+        firstAt ??= at;
         if (message.enqueued) enqueued.push(...message.enqueued);
       }
     });
@@ -72,7 +80,7 @@ export async function countArrivals(
         }
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      return performance.now();
+      return counts.find(([count]) => count >= expected)?.[1] ?? performance.now();
     },
     received: () => received,
     firstArrivalAt: () => firstAt,
