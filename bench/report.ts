@@ -53,7 +53,7 @@ export function printDelivery(rounds: Rounds<DeliveryRound>): void {
     `  the first event arrived after ${formatRange(
       pick((r) => r.endToEnd.firstArrivalSeconds * 1000),
       whole,
-    )} ms (the queue trigger's next poll: 100 ms and up after an empty one), then ${formatRange(
+    )} ms (the trigger's next poll, 100 ms and up after an empty one, then its first batch checked, encoded and sent), then ${formatRange(
       pick((r) => r.endToEnd.events / (r.endToEnd.seconds - r.endToEnd.firstArrivalSeconds)),
       whole,
     )} events/s`,
