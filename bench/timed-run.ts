@@ -43,7 +43,10 @@ export async function timedRun(
   const started = performance.now();
   const firstArrival = Promise.all(
     subscribers.map((subscriber, index) => subscriber.until((receivedBefore[index] ?? 0) + 1)),
-  ).then((times) => Math.min(...times));
+  )
+    .then((times) => Math.min(...times))
+    // Should `send` fail, this wait must not outlive the run as an unhandled rejection.
+    .catch(() => Number.NaN);
   await send();
   const sent = performance.now();
   const finished = Math.max(...(await Promise.all(subscribers.map((s) => s.until(expected)))));
