@@ -1,3 +1,4 @@
+import { readlinkSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { ServiceBusClient } from "@azure/service-bus";
 
@@ -12,7 +13,19 @@ export interface ArrivalsJob {
 /** A message id and when the broker enqueued it (ms since the epoch): when it acknowledged the send. */
 export type Enqueued = [messageId: string, enqueuedAtMs: number];
 
-export type ArrivalsMessage = { type: "ready" } | { type: "count"; received: number; enqueued?: Enqueued[] };
+export type ArrivalsMessage =
+  | { type: "ready"; tid?: number }
+  | { type: "count"; received: number; at: number; enqueued?: Enqueued[] };
+
+/** This thread's id in the kernel (Linux), so the bench can read its CPU time; undefined elsewhere. */
+function kernelThreadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    return Number.isInteger(tid) ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * One subscriber of arrivals.ts, on a worker thread: receiving (decoding every message) then costs
@@ -24,7 +37,7 @@ async function receive(job: ArrivalsJob, post: (message: ArrivalsMessage) => voi
   try {
     // The first receive attaches the link, which creates the subscription on the stand-in.
     let received = (await receiver.receiveMessages(1, { maxWaitTimeInMs: 100 })).length;
-    post({ type: "ready" });
+    post({ type: "ready", tid: kernelThreadId() });
     // Large receives, so the subscriber is never what limits the figures.
     while (!stopped()) {
       const batch = await receiver.receiveMessages(1000, { maxWaitTimeInMs: 20 });
@@ -33,6 +46,9 @@ async function receive(job: ArrivalsJob, post: (message: ArrivalsMessage) => voi
       post({
         type: "count",
         received,
+        // When this thread had them, as wall-clock ms (comparable across threads): the bench's
+        // main thread may be busy (it runs the host) and hear of them later.
+        at: performance.timeOrigin + performance.now(),
         ...(job.timestamps && {
           enqueued: batch.map(
             (message): Enqueued => [

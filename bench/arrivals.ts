@@ -3,15 +3,22 @@ import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { ArrivalsJob, ArrivalsMessage, Enqueued } from "./arrivals-worker";
 import { positiveInteger } from "./env";
+import { threadCpuMs } from "./process-cpu";
 
 export interface Arrivals {
-  /** Resolves with performance.now() once `expected` messages have arrived; rejects past the deadline. */
+  /**
+   * Resolves once `expected` messages have arrived, with when the subscriber's thread had them (on
+   * this thread's performance.now() scale; not when this thread, perhaps busy, heard of it);
+   * rejects past the deadline.
+   */
   until(expected: number, timeoutMs?: number): Promise<number>;
   received(): number;
   /** performance.now() when the first message arrived (undefined before). */
   firstArrivalAt(): number | undefined;
   /** Each message's id and broker enqueued time, when asked for with `timestamps`. */
   enqueued(): Enqueued[];
+  /** The subscriber thread's CPU time so far, in ms (from /proc; NaN where it cannot be read). */
+  cpuMs(): number;
   close(): Promise<void>;
 }
 
@@ -37,7 +44,10 @@ export async function countArrivals(
   const enqueued: Enqueued[] = [];
   const worker = new Worker(path.join(__dirname, "arrivals-worker.js"), { workerData: job });
   let received = 0;
+  /** The counts so far and when the subscriber had each, on this thread's performance.now() scale. */
+  const counts: [received: number, at: number][] = [];
   let firstAt: number | undefined;
+  let tid: number | undefined;
   let failure: unknown;
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   worker.on("error", (error) => {
@@ -46,10 +56,14 @@ export async function countArrivals(
   });
   await new Promise<void>((resolve, reject) => {
     worker.on("message", (message: ArrivalsMessage) => {
-      if (message.type === "ready") resolve();
-      else {
+      if (message.type === "ready") {
+        tid = message.tid;
+        resolve();
+      } else {
         received = message.received;
-        firstAt ??= performance.now();
+        const at = message.at - performance.timeOrigin;
+        counts.push([received, at]);
+        firstAt ??= at;
         if (message.enqueued) enqueued.push(...message.enqueued);
       }
     });
@@ -66,11 +80,12 @@ export async function countArrivals(
         }
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      return performance.now();
+      return counts.find(([count]) => count >= expected)?.[1] ?? performance.now();
     },
     received: () => received,
     firstArrivalAt: () => firstAt,
     enqueued: () => enqueued,
+    cpuMs: () => (tid === undefined ? Number.NaN : threadCpuMs(tid)),
     async close() {
       worker.postMessage("stop");
       await exited;

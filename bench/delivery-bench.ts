@@ -1,135 +1,119 @@
-import { ServiceBusClient, type ServiceBusMessageBatch, type ServiceBusSender } from "@azure/service-bus";
+import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
 import { toServiceBusMessage } from "../src/delivery/service-bus-message";
 import type { CloudEvent } from "../src/events/cloud-event";
 import { countArrivals } from "./arrivals";
+import type { IngestShape } from "./bench-events";
+import type { IngestDriver } from "./ingest-driver";
 import type { BenchStack } from "./local-stack";
-import { cpuSpent, snapshotCpu } from "./process-cpu";
+import { stackPids } from "./process-cpu";
+import { sendInBatches } from "./raw-sends";
 import { type Rounds, runRounds } from "./rounds";
-import { benchInstance, createTopicEndpoint, ingestAll, makeEvents } from "./twin-events";
+import { type TimedRun, timedRun } from "./timed-run";
+import { benchInstance, createTopicEndpoint, makeEvents } from "./twin-events";
 
-/** CPU milliseconds per 1,000 events, by process (process-cpu.ts), largest first. */
-export type CpuPerThousand = [process: string, ms: number][];
+export type { CpuPerThousand } from "./timed-run";
 
-/** One round of the delivery comparison, in events per second, with where the CPU went. */
+/** One round of the delivery comparison: each path's run, same events, same subscriber kind. */
 export interface DeliveryRound {
-  endToEnd: number;
-  ceiling: number;
-  perEvent: number;
-  cpu: { endToEnd: CpuPerThousand; ceiling: CpuPerThousand };
-  /** The host's thread (ingest, queue trigger, delivery), busy ms per 1,000 events end to end. */
-  hostThreadMsPerThousand: number;
-}
-
-interface Timed {
-  perSecond: number;
-  cpu: CpuPerThousand;
-  threadBusyMs: number;
+  endToEnd: TimedRun;
+  ceiling: TimedRun;
+  perEvent: TimedRun;
 }
 
 export interface DeliverySizes {
   events: number;
   perEventEvents: number;
+  shape: IngestShape;
   rounds: number;
 }
 
-/** Batches the raw SDK keeps in flight for the ceiling: more than one, so latency does not cap it. */
-const CEILING_BATCHES_IN_FLIGHT = 4;
-
-async function sendInBatches(sender: ServiceBusSender, events: CloudEvent[]): Promise<void> {
-  const batches: ServiceBusMessageBatch[] = [];
-  let batch = await sender.createMessageBatch();
-  for (const event of events) {
-    const message = toServiceBusMessage(event);
-    if (!batch.tryAddMessage(message)) {
-      batches.push(batch);
-      batch = await sender.createMessageBatch();
-      batch.tryAddMessage(message);
-    }
-  }
-  if (batch.count > 0) batches.push(batch);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CEILING_BATCHES_IN_FLIGHT }, async () => {
-      while (next < batches.length) await sender.sendMessages(batches[next++] as ServiceBusMessageBatch);
-    }),
-  );
+/** What a bench part drives the stack with: the stack, and the ingest client in its own process. */
+export interface BenchDrive {
+  stack: BenchStack;
+  driver: IngestDriver;
 }
 
-/** Events per second from the start of `send` until a fresh subscriber of `topic` has `count` messages. */
-async function timed(
+/** `send` timed until a fresh subscriber of `topic` has `count` messages. */
+async function timedToTopic(
   stack: BenchStack,
   topic: string,
   count: number,
   send: () => Promise<void>,
-): Promise<Timed> {
+): Promise<TimedRun> {
   const arrivals = await countArrivals(stack.serviceBus.connectionString(), topic);
   try {
-    const cpuBefore = snapshotCpu();
-    const busyBefore = performance.eventLoopUtilization();
-    const started = performance.now();
-    await send();
-    const finished = await arrivals.until(count);
-    const threadBusyMs = performance.eventLoopUtilization(busyBefore).active;
-    const cpu = cpuSpent(cpuBefore, snapshotCpu()).map(([name, ms]): [string, number] => [
-      name,
-      (ms * 1000) / count,
-    ]);
-    return { perSecond: count / ((finished - started) / 1000), cpu, threadBusyMs };
+    return await timedRun([arrivals], count, count, send);
   } finally {
     await arrivals.close();
   }
 }
 
 /**
- * End to end through the host: a fresh instance and topic, a warm-up batch delivered first (so the
- * queue trigger is polling, as under steady traffic, not waking from its idle back-off), then
- * `count` events from the first ingest request until the subscriber has them all.
+ * End to end through the host: a fresh instance, topic and subscriber; a warm-up request delivered
+ * first and the timed part started as soon as it has arrived (so the queue trigger is polling, as
+ * under steady traffic, not asleep in its idle back-off of up to maxPollingInterval), then `count`
+ * events posted by the driver in the issue's shape until the subscriber has them all.
  */
-async function endToEnd(stack: BenchStack, round: number, count: number): Promise<Timed> {
+async function endToEnd(drive: BenchDrive, round: number, sizes: DeliverySizes): Promise<TimedRun> {
+  const { stack, driver } = drive;
   const instance = benchInstance(`bench-twins-${round}`);
   const topic = `bench-e2e-${round}`;
   await createTopicEndpoint(stack, instance, "bench", topic);
-  await timed(stack, topic, 100, () => ingestAll(stack, instance, makeEvents(100, `warm-${round}`)));
-  return timed(stack, topic, count, () => ingestAll(stack, instance, makeEvents(count, `e2e-${round}`)));
+  const arrivals = await countArrivals(stack.serviceBus.connectionString(), topic);
+  try {
+    const pids = stackPids();
+    const warm = sizes.shape.perRequest;
+    await driver.post(instance, warm, `warm-${round}`, sizes.shape);
+    await arrivals.until(warm);
+    return await timedRun(
+      [arrivals],
+      sizes.events,
+      warm + sizes.events,
+      () => driver.post(instance, sizes.events, `e2e-${round}`, sizes.shape),
+      pids,
+    );
+  } finally {
+    await arrivals.close();
+  }
 }
 
-async function deliveryRound(stack: BenchStack, round: number, sizes: DeliverySizes): Promise<DeliveryRound> {
-  const endToEndRun = await endToEnd(stack, round, sizes.events);
+/** A sender whose link is open (as the host's pooled senders already are). */
+async function openSender(client: ServiceBusClient, topic: string): Promise<ServiceBusSender> {
+  const sender = client.createSender(topic);
+  await sender.sendMessages(toServiceBusMessage(makeEvents(1, `open-${topic}`)[0] as CloudEvent));
+  return sender;
+}
+
+async function deliveryRound(drive: BenchDrive, round: number, sizes: DeliverySizes): Promise<DeliveryRound> {
+  const { stack } = drive;
+  const endToEndRun = await endToEnd(drive, round, sizes);
   const client = new ServiceBusClient(stack.serviceBus.connectionString());
   try {
     const ceilingTopic = `bench-ceiling-${round}`;
-    const ceilingSender = client.createSender(ceilingTopic);
-    // Opens the link first, as the host's pooled senders already are.
-    await ceilingSender.sendMessages(toServiceBusMessage(makeEvents(1, `open-${round}`)[0] as CloudEvent));
-    const ceiling = await timed(stack, ceilingTopic, sizes.events, () =>
-      sendInBatches(ceilingSender, makeEvents(sizes.events, `ceiling-${round}`)),
+    const ceilingSender = await openSender(client, ceilingTopic);
+    const ceilingEvents = makeEvents(sizes.events, `ceiling-${round}`);
+    const ceiling = await timedToTopic(stack, ceilingTopic, sizes.events, () =>
+      sendInBatches([ceilingSender], ceilingEvents),
     );
     const perEventTopic = `bench-per-event-${round}`;
-    const perEventSender = client.createSender(perEventTopic);
-    await perEventSender.sendMessages(toServiceBusMessage(makeEvents(1, `open-${round}`)[0] as CloudEvent));
-    const perEvent = await timed(stack, perEventTopic, sizes.perEventEvents, async () => {
-      for (const event of makeEvents(sizes.perEventEvents, `per-event-${round}`))
-        await perEventSender.sendMessages(toServiceBusMessage(event));
+    const perEventSender = await openSender(client, perEventTopic);
+    const perEventEvents = makeEvents(sizes.perEventEvents, `per-event-${round}`);
+    const perEvent = await timedToTopic(stack, perEventTopic, sizes.perEventEvents, async () => {
+      for (const event of perEventEvents) await perEventSender.sendMessages(toServiceBusMessage(event));
     });
-    return {
-      endToEnd: endToEndRun.perSecond,
-      ceiling: ceiling.perSecond,
-      perEvent: perEvent.perSecond,
-      cpu: { endToEnd: endToEndRun.cpu, ceiling: ceiling.cpu },
-      hostThreadMsPerThousand: (endToEndRun.threadBusyMs * 1000) / sizes.events,
-    };
+    return { endToEnd: endToEndRun, ceiling, perEvent };
   } finally {
     await client.close();
   }
 }
 
 /**
- * Events per second from ingest (HTTP) to a topic subscriber, next to the ceiling (the raw SDK
- * sending the same events in batches to the same broker and subscriber) and the baseline of one
- * awaited send per event, each round on fresh topics. Every Service Bus client, the host's
- * included, reaches the broker through the stack's connection strings (behind the delay relay in
- * `npm run bench`).
+ * Events per second from the first ingest request to a topic subscriber, next to the ceiling (the
+ * raw SDK sending the same number of events in batches to the same broker and the same kind of
+ * subscriber) and the baseline of one awaited send per event, each round on fresh topics. Every
+ * Service Bus client, the host's included, reaches the broker through the stack's connection
+ * strings (behind the delay relay in `npm run bench`). The ingest client is a process of its own.
  */
-export function benchDelivery(stack: BenchStack, sizes: DeliverySizes): Promise<Rounds<DeliveryRound>> {
-  return runRounds(sizes.rounds, (round) => deliveryRound(stack, round, sizes));
+export function benchDelivery(drive: BenchDrive, sizes: DeliverySizes): Promise<Rounds<DeliveryRound>> {
+  return runRounds(sizes.rounds, (round) => deliveryRound(drive, round, sizes));
 }

@@ -1,85 +1,105 @@
-import { performance } from "node:perf_hooks";
+import { ServiceBusClient } from "@azure/service-bus";
+import { toServiceBusMessage } from "../src/delivery/service-bus-message";
+import type { CloudEvent } from "../src/events/cloud-event";
 import { type Arrivals, countArrivals } from "./arrivals";
-import type { BenchStack } from "./local-stack";
-import { cpuSpent, snapshotCpu } from "./process-cpu";
+import type { IngestShape } from "./bench-events";
+import type { BenchDrive } from "./delivery-bench";
+import { stackPids } from "./process-cpu";
+import { sendInBatches } from "./raw-sends";
 import { type Rounds, runRounds } from "./rounds";
-import { benchInstance, createTopicEndpoint, ingestAll, makeEvents } from "./twin-events";
+import { type TimedRun, timedRun } from "./timed-run";
+import { benchInstance, createTopicEndpoint, makeEvents } from "./twin-events";
 
+/** One fan-out level: the service's run and the raw SDK's run to as many topics. */
 export interface FanOutFigure {
   endpoints: number;
   events: number;
-  seconds: number;
-  eventsPerSecond: number;
-  /** events × endpoints / seconds: Service Bus messages the pipeline delivered per second. */
-  deliveriesPerSecond: number;
-  /** Share of the time this thread (the host: ingest, queue trigger, delivery) was busy. */
-  hostBusy: number;
-  /** The host's thread, busy ms per 1,000 events. */
-  hostMsPerThousand: number;
-  /** CPU ms per 1,000 events by process (process-cpu.ts), largest first. */
-  cpu: [process: string, ms: number][];
+  service: TimedRun;
+  raw: TimedRun;
 }
 
 export interface FanOutSizes {
   levels: readonly number[];
   events: number;
+  shape: IngestShape;
   rounds: number;
 }
 
+async function subscribe(drive: BenchDrive, topics: string[]): Promise<Arrivals[]> {
+  const subscribers: Arrivals[] = [];
+  try {
+    for (const topic of topics)
+      subscribers.push(await countArrivals(drive.stack.serviceBus.connectionString(), topic));
+  } catch (error) {
+    await Promise.all(subscribers.map((subscriber) => subscriber.close()));
+    throw error;
+  }
+  return subscribers;
+}
+
 /**
- * One fan-out level: a fresh instance with `endpoints` endpoints, each on its own topic with its
- * own subscriber. A warm-up batch goes through first (the queue trigger is then polling, as under
+ * The service: a fresh instance with `endpoints` endpoints, each on its own topic with its own
+ * subscriber. A warm-up request goes through first (the queue trigger is then polling, as under
  * steady traffic); the timed part runs from the first ingest request until every subscriber has
  * every event.
  */
-async function fanOut(
-  stack: BenchStack,
-  round: number,
-  endpoints: number,
-  events: number,
-): Promise<FanOutFigure> {
+async function serviceFanOut(drive: BenchDrive, round: number, endpoints: number, sizes: FanOutSizes) {
   // A fresh instance: delivery caches an instance's endpoint list, so a reused one would miss new endpoints.
   const instance = benchInstance(`fanout-${round}-${endpoints}`);
-  const subscribers: Arrivals[] = [];
+  const topics = Array.from({ length: endpoints }, (_, index) => `fanout-${round}-${endpoints}-${index}`);
+  for (const [index, topic] of topics.entries())
+    await createTopicEndpoint(drive.stack, instance, `to-${index}`, topic);
+  const subscribers = await subscribe(drive, topics);
   try {
-    for (let index = 0; index < endpoints; index++) {
-      const topic = `fanout-${round}-${endpoints}-${index}`;
-      await createTopicEndpoint(stack, instance, `to-${index}`, topic);
-      subscribers.push(await countArrivals(stack.serviceBus.connectionString(), topic));
-    }
-    await ingestAll(stack, instance, makeEvents(100, `warm-${round}-${endpoints}`));
-    await Promise.all(subscribers.map((subscriber) => subscriber.until(100)));
-    const cpuBefore = snapshotCpu();
-    const busyBefore = performance.eventLoopUtilization();
-    const started = performance.now();
-    await ingestAll(stack, instance, makeEvents(events, `fanout-${round}-${endpoints}`));
-    const finished = Math.max(...(await Promise.all(subscribers.map((s) => s.until(100 + events)))));
-    const busy = performance.eventLoopUtilization(busyBefore);
-    const cpu = cpuSpent(cpuBefore, snapshotCpu()).map(([name, ms]): [string, number] => [
-      name,
-      (ms * 1000) / events,
-    ]);
-    const seconds = (finished - started) / 1000;
-    return {
-      endpoints,
-      events,
-      seconds,
-      eventsPerSecond: events / seconds,
-      deliveriesPerSecond: (events * endpoints) / seconds,
-      hostBusy: busy.utilization,
-      hostMsPerThousand: (busy.active * 1000) / events,
-      cpu,
-    };
+    const pids = stackPids();
+    const warm = sizes.shape.perRequest;
+    await drive.driver.post(instance, warm, `warm-${round}-${endpoints}`, sizes.shape);
+    await Promise.all(subscribers.map((subscriber) => subscriber.until(warm)));
+    return await timedRun(
+      subscribers,
+      sizes.events,
+      warm + sizes.events,
+      () => drive.driver.post(instance, sizes.events, `fanout-${round}-${endpoints}`, sizes.shape),
+      pids,
+    );
   } finally {
     await Promise.all(subscribers.map((subscriber) => subscriber.close()));
   }
 }
 
-/** Every fan-out level once per round, in order, on the same stack. */
-export function benchFanOut(stack: BenchStack, sizes: FanOutSizes): Promise<Rounds<FanOutFigure[]>> {
+/**
+ * The raw SDK: the same events, batched once, sent to `endpoints` topics (open links), one
+ * subscriber each. One client (AMQP connection) per topic, as the host's sender pool has one per
+ * endpoint connection string.
+ */
+async function rawFanOut(drive: BenchDrive, round: number, endpoints: number, sizes: FanOutSizes) {
+  const topics = Array.from({ length: endpoints }, (_, index) => `raw-fanout-${round}-${endpoints}-${index}`);
+  const clients = topics.map((topic) => new ServiceBusClient(drive.stack.serviceBus.connectionString(topic)));
+  try {
+    const senders = clients.map((client, index) => client.createSender(topics[index] as string));
+    const opener = toServiceBusMessage(makeEvents(1, "open")[0] as CloudEvent);
+    await Promise.all(senders.map((sender) => sender.sendMessages(opener)));
+    const subscribers = await subscribe(drive, topics);
+    try {
+      const events = makeEvents(sizes.events, `raw-fanout-${round}-${endpoints}`);
+      return await timedRun(subscribers, sizes.events, sizes.events, () => sendInBatches(senders, events));
+    } finally {
+      await Promise.all(subscribers.map((subscriber) => subscriber.close()));
+    }
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+  }
+}
+
+/** Every fan-out level once per round, in order, the service's run then the raw SDK's, on the same stack. */
+export function benchFanOut(drive: BenchDrive, sizes: FanOutSizes): Promise<Rounds<FanOutFigure[]>> {
   return runRounds(sizes.rounds, async (round) => {
     const figures: FanOutFigure[] = [];
-    for (const endpoints of sizes.levels) figures.push(await fanOut(stack, round, endpoints, sizes.events));
+    for (const endpoints of sizes.levels) {
+      const service = await serviceFanOut(drive, round, endpoints, sizes);
+      const raw = await rawFanOut(drive, round, endpoints, sizes);
+      figures.push({ endpoints, events: sizes.events, service, raw });
+    }
     return figures;
   });
 }

@@ -10,8 +10,9 @@ import { benchFanOut } from "./fanout-bench";
 import { HostWarnings } from "./host-warnings";
 import { benchHttp } from "./http-bench";
 import { printHttpComparison } from "./http-report";
+import { type IngestDriver, spawnIngestDriver } from "./ingest-driver";
 import { benchLatency } from "./latency-bench";
-import { startBenchStack } from "./local-stack";
+import { BENCH_FUNCTION_KEY, startBenchStack } from "./local-stack";
 import { printDelivery, printFanOut, printLatency } from "./report";
 
 /**
@@ -22,14 +23,21 @@ import { printDelivery, printFanOut, printLatency } from "./report";
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
+/** The shape of the ingest traffic (issue 21): requests of 100 events, 4 in flight. */
+const INGEST_SHAPE = {
+  perRequest: positiveInteger("BENCH_REQUEST_EVENTS", 100),
+  inFlight: positiveInteger("BENCH_IN_FLIGHT", 4),
+};
 const DELIVERY = {
-  events: positiveInteger("BENCH_EVENTS", 20000),
+  events: positiveInteger("BENCH_EVENTS", 5000),
   perEventEvents: positiveInteger("BENCH_PER_EVENT_EVENTS", 300),
+  shape: INGEST_SHAPE,
   rounds: ROUNDS,
 };
 const FANOUT = {
   levels: positiveIntegers("BENCH_FANOUT", [1, 6]),
-  events: positiveInteger("BENCH_FANOUT_EVENTS", 10000),
+  events: positiveInteger("BENCH_FANOUT_EVENTS", 5000),
+  shape: INGEST_SHAPE,
   rounds: ROUNDS,
 };
 const LATENCY = {
@@ -82,6 +90,11 @@ async function main(): Promise<void> {
   const stop = () => void Promise.all([direct.stop(), relay.close()]).finally(() => process.exit(130));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  let driver: IngestDriver | undefined;
+  const ingestDriver = async () => {
+    driver ??= await spawnIngestDriver(stack.baseUrl, BENCH_FUNCTION_KEY);
+    return driver;
+  };
   console.log(
     `Every Service Bus client (the host's, the baselines', the subscribers') goes through a delay relay: ${RTT_MS} ms round trip.`,
   );
@@ -105,17 +118,17 @@ async function main(): Promise<void> {
     if (ONLY.has("delivery")) {
       console.log("");
       console.log(
-        `Delivery: ${DELIVERY.events} events end to end and batched; ${DELIVERY.perEventEvents} sent one by one; ${ROUNDS} rounds.`,
+        `Delivery: ${DELIVERY.events} events end to end (requests of ${INGEST_SHAPE.perRequest}, ${INGEST_SHAPE.inFlight} in flight) and by the raw SDK batched; ${DELIVERY.perEventEvents} sent one by one; ${ROUNDS} rounds.`,
       );
-      printDelivery(await benchDelivery(stack, DELIVERY));
+      printDelivery(await benchDelivery({ stack, driver: await ingestDriver() }, DELIVERY));
       report("delivery");
     }
     if (ONLY.has("fanout")) {
       console.log("");
       console.log(
-        `Fan-out: ${FANOUT.events} events to an instance with ${FANOUT.levels.join(", ")} endpoints (a topic and subscriber each); ${ROUNDS} rounds.`,
+        `Fan-out: ${FANOUT.events} events (requests of ${INGEST_SHAPE.perRequest}, ${INGEST_SHAPE.inFlight} in flight) to an instance with ${FANOUT.levels.join(", ")} endpoints, and the raw SDK's batched sends of as many events to as many topics (a topic and subscriber each); ${ROUNDS} rounds.`,
       );
-      printFanOut(await benchFanOut(stack, FANOUT));
+      printFanOut(await benchFanOut({ stack, driver: await ingestDriver() }, FANOUT));
       report("fan-out");
     }
     if (ONLY.has("latency")) {
@@ -136,6 +149,7 @@ async function main(): Promise<void> {
     console.log("");
     console.log(`Service Bus connections through the relay: ${await relay.connections()}.`);
   } finally {
+    await driver?.close();
     await relay.close();
     await direct.stop();
   }

@@ -1,6 +1,8 @@
 import { TWINS_INSTANCE_PATH } from "../src/common/arm-path";
-import type { CloudEvent } from "../src/events/cloud-event";
+import { makeEvents } from "./bench-events";
 import { BENCH_FUNCTION_KEY, type BenchStack } from "./local-stack";
+
+export { makeEvents };
 
 /** The twins instance a benchmark uses; a fresh name gives it a fresh endpoint cache entry. */
 export function benchInstance(name: string): string {
@@ -9,20 +11,6 @@ export function benchInstance(name: string): string {
     resourceGroupName: "bench",
     instanceName: name,
   });
-}
-
-export function makeEvents(count: number, prefix: string): CloudEvent[] {
-  return Array.from({ length: count }, (_, index) => ({
-    id: `${prefix}-${index}`,
-    source: "/bench/twins",
-    specversion: "1.0",
-    type: "Microsoft.DigitalTwins.Twin.Update",
-    time: new Date().toISOString(),
-    data: {
-      twinId: `twin-${index % 100}`,
-      patch: [{ op: "replace", path: "/temperature", value: 20 + (index % 10) }],
-    },
-  }));
 }
 
 /** Creates an endpoint of `instance` that delivers to `topic` on the stand-in. */
@@ -42,26 +30,4 @@ export async function createTopicEndpoint(
     }),
   });
   if (created.status !== 201) throw new Error(`endpoint: ${created.status} ${await created.text()}`);
-}
-
-/** Posts the events to the instance in batches of `batchSize`, all batches at once. */
-export async function ingestAll(
-  stack: BenchStack,
-  instance: string,
-  events: CloudEvent[],
-  batchSize = 500,
-): Promise<void> {
-  await Promise.all(
-    Array.from({ length: Math.ceil(events.length / batchSize) }, async (_, index) => {
-      const response = await fetch(`${stack.baseUrl}${instance}/events`, {
-        method: "POST",
-        headers: {
-          "x-functions-key": BENCH_FUNCTION_KEY,
-          "content-type": "application/cloudevents-batch+json",
-        },
-        body: JSON.stringify(events.slice(index * batchSize, (index + 1) * batchSize)),
-      });
-      if (response.status !== 202) throw new Error(`ingest: ${response.status}`);
-    }),
-  );
 }

@@ -2,6 +2,7 @@ import { describeError } from "../common/describe-error";
 import { parseTwinsInstanceId } from "../endpoints/endpoint-path";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
+import { expandCompressedEvents } from "../events/compressed-events";
 import { eventTraceId, eventTraceIds } from "../events/trace-context";
 import { type BackoffPolicy, backoffSeconds } from "./backoff";
 import type { DeadLetterReason, DeadLetterWriter } from "./dead-letter-writer";
@@ -75,25 +76,8 @@ export class TwinEventDelivery {
   async handle(message: unknown, logger: DeliveryLogger = silentLogger): Promise<DeliveryCounters> {
     const counters = emptyCounters();
     const run: Invocation = { counters, logger };
-    const parsed = deliveryMessageSchema.safeParse(message);
-    if (!parsed.success) {
-      const detail = parsed.error.issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.join(".") || "(message)"}: ${issue.message}`)
-        .join("; ");
-      await this.deps.deliveryQueues.poisonMessage({ reason: "InvalidMessage", detail }, message);
-      counters.poisoned += 1;
-      countEvents("poisoned", 1, {});
-      logger.error(
-        logLine("twin events message poisoned:", {
-          reason: "InvalidMessage",
-          queue: this.deps.deliveryQueues.poisonQueueName,
-          detail,
-        }),
-      );
-      return counters;
-    }
-    const twinsMessage = parsed.data;
+    const twinsMessage = await this.validated(run, message);
+    if (twinsMessage === undefined) return counters;
     const instance = parseTwinsInstanceId(twinsMessage.twinsInstanceId);
     if (!instance) {
       const record: PoisonRecord = {
@@ -125,6 +109,31 @@ export class TwinEventDelivery {
       endpoints.map((endpoint) => this.deliverTo(run, endpoint, twinsMessage, batches, receivedAt)),
     );
     return counters;
+  }
+
+  /** The message with its events expanded (compressed-events.ts) and checked; poisoned when it is not valid. */
+  private async validated(run: Invocation, message: unknown): Promise<DeliveryMessage | undefined> {
+    const expanded = await expandCompressedEvents(message);
+    const parsed = expanded.ok ? deliveryMessageSchema.safeParse(expanded.message) : undefined;
+    if (parsed?.success) return parsed.data;
+    const detail =
+      parsed === undefined
+        ? (expanded as { detail: string }).detail
+        : parsed.error.issues
+            .slice(0, 5)
+            .map((issue) => `${issue.path.join(".") || "(message)"}: ${issue.message}`)
+            .join("; ");
+    await this.deps.deliveryQueues.poisonMessage({ reason: "InvalidMessage", detail }, message);
+    run.counters.poisoned += 1;
+    countEvents("poisoned", 1, {});
+    run.logger.error(
+      logLine("twin events message poisoned:", {
+        reason: "InvalidMessage",
+        queue: this.deps.deliveryQueues.poisonQueueName,
+        detail,
+      }),
+    );
+    return undefined;
   }
 
   private async deliverTo(

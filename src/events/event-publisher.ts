@@ -1,7 +1,7 @@
 import type { QueueClient } from "@azure/storage-queue";
 import { translateStorageError } from "../store/storage-errors";
 import type { CloudEvent } from "./cloud-event";
-import { packEncodedEvents } from "./queue-message";
+import { packQueueTexts } from "./queue-texts";
 
 /** Requests for one instance whose events wait to go into the next write together. */
 interface PendingWrite {
@@ -27,6 +27,9 @@ interface PendingWrite {
  * A write still under way after `stallMs` stops holding the others back: the next write starts
  * beside it. A storage request that hangs (the SDK gives up on one after 10 s, then retries) then
  * delays only the requests it carries, not every request of the instance after it.
+ *
+ * A write of more than a few events' JSON goes out compressed (queue-texts.ts): one message then
+ * holds several times as many events.
  */
 export class EventPublisher {
   private queueReady: Promise<unknown> | undefined;
@@ -86,7 +89,7 @@ export class EventPublisher {
   }
 
   private async write(twinsInstanceId: string, batch: PendingWrite): Promise<void> {
-    const messages = packEncodedEvents({ twinsInstanceId, receivedAt: batch.receivedAt }, batch.events);
+    const messages = await packQueueTexts({ twinsInstanceId, receivedAt: batch.receivedAt }, batch.events);
     // Created once per process; a failed attempt is forgotten so the next request tries again.
     this.queueReady ??= this.queue.createIfNotExists().catch((error: unknown) => {
       this.queueReady = undefined;

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { QueueClient } from "@azure/storage-queue";
 import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
 import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
@@ -80,6 +81,24 @@ it("delivers a 500-event batch complete, each event exactly once", async () => {
   // Nothing more arrives after a pause: no duplicates.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   expect(subscriber.ids().sort()).toEqual(events.map((event) => event.id).sort());
+});
+
+it("delivers a compressed message (eventsGzip) a producer put on the queue, and a plain one beside it", async () => {
+  const instance = twinsInstance("zipped");
+  const subscriber = subscribe("zipped-topic");
+  const connection = serviceBus.connectionString("zipped-topic");
+  await createEndpoint(host, instance, "zipped", { primary: connection, secondary: connection });
+  const zippedEvents = Array.from({ length: 300 }, (_, index) => cloudEvent(`zipped-${index}`, { index }));
+  const plainEvents = [cloudEvent("plain-1"), cloudEvent("plain-2")];
+  const queue = new QueueClient(sharedStandIns().storageConnectionString, host.config.TWIN_EVENTS_QUEUE);
+  const base64Json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+  // As a producer would write it: gzip of the events' JSON array, base64, inside the usual base64 JSON.
+  const eventsGzip = gzipSync(JSON.stringify(zippedEvents)).toString("base64");
+  await queue.sendMessage(base64Json({ twinsInstanceId: instance, eventsGzip }));
+  await queue.sendMessage(base64Json({ twinsInstanceId: instance, events: plainEvents }));
+  await waitUntil(() => subscriber.received.length >= 302, 60_000, "302 events");
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  expect(subscriber.ids().sort()).toEqual([...zippedEvents, ...plainEvents].map((event) => event.id).sort());
 });
 
 it("delivers through the secondary connection when the primary cannot connect", async () => {

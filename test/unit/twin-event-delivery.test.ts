@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import type { ServiceBusMessage, ServiceBusMessageBatch } from "@azure/service-bus";
 import fc from "fast-check";
 import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
@@ -15,6 +16,7 @@ import {
 import { type InstancePath, instanceKey } from "../../src/endpoints/endpoint-path";
 import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
 import type { CloudEvent } from "../../src/events/cloud-event";
+import { gzipEvents, MAX_EXPANDED_EVENTS_BYTES } from "../../src/events/compressed-events";
 import { eventTraceId } from "../../src/events/trace-context";
 
 // TwinEventDelivery's decisions (deliver, retry, dead-letter, poison, discard) with fakes for every
@@ -674,6 +676,53 @@ describe("messages delivery cannot place", () => {
       { record: { reason: "InvalidMessage", detail: expect.stringContaining("events") }, original },
     ]);
     expect(kit.endpointSource.lookups).toBe(0);
+  });
+
+  it("delivers the events of a compressed message (eventsGzip) as those of a plain one", async () => {
+    const kit = setUp([endpoint("a")]);
+    const events = [event("z1"), event("z2"), event("z3")];
+    const zipped = { twinsInstanceId: INSTANCE, eventsGzip: await gzipEvents(events) };
+    const counters = await kit.handle(zipped);
+    expect(counters).toEqual({ delivered: 3, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(kit.senders.idsSentTo("a")).toEqual(["z1", "z2", "z3"]);
+  });
+
+  it.each([
+    [
+      "both events and eventsGzip",
+      async () => ({ events: [event("e1")], eventsGzip: await gzipEvents([]) }),
+      "not both",
+    ],
+    ["eventsGzip that is not a string", async () => ({ eventsGzip: 42 }), "must be a string"],
+    [
+      "eventsGzip that is not gzip",
+      async () => ({ eventsGzip: Buffer.from("plain text").toString("base64") }),
+      "not base64 of gzip",
+    ],
+    [
+      "eventsGzip that is not JSON",
+      async () => ({ eventsGzip: gzipSync("{not json").toString("base64") }),
+      "not expand to JSON",
+    ],
+    [
+      "eventsGzip that expands past the limit",
+      async () => ({ eventsGzip: gzipSync(" ".repeat(MAX_EXPANDED_EVENTS_BYTES + 1)).toString("base64") }),
+      "expands to more than",
+    ],
+    [
+      "eventsGzip holding an invalid event",
+      async () => ({ eventsGzip: gzipSync(JSON.stringify([{ id: "no-source" }])).toString("base64") }),
+      "events.0",
+    ],
+  ])("poisons a message with %s, whole and as it came", async (_, make, detail) => {
+    const kit = setUp([endpoint("a")]);
+    const original = { twinsInstanceId: INSTANCE, ...(await make()) };
+    const counters = await kit.handle(original);
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0 });
+    expect(kit.deliveryQueues.poisonedMessages).toEqual([
+      { record: { reason: "InvalidMessage", detail: expect.stringContaining(detail) }, original },
+    ]);
+    expect(kit.senders.sent).toEqual([]);
   });
 
   it("poisons the events of a message whose twinsInstanceId is not an instance id", async () => {
