@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { ASSESSMENT_PROJECT_PATH, CLUSTER_ASSESSMENT_PATH } from "../common/arm-path";
 import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
 import { nameKey } from "../common/name-key";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { type SystemData, systemDataSchema } from "../common/system-data";
 
 /**

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { z } from "zod";
+import { z } from "./zod";
 import { InvalidRequestContent } from "./errors";
 
 /** Who a write is recorded as: an Entra ID principal (by object id), or a Functions key (by name). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { QUEUE_ENDPOINT_PATH, TWINS_INSTANCE_PATH } from "../common/arm-path";
 import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
 import { nameKey } from "../common/name-key";

@@ -1,5 +1,5 @@
 import type { HttpResponseInit } from "@azure/functions";
-import { z } from "zod";
+import { z } from "../common/zod";
 import {
   AuthenticationFailed,
   DomainError,

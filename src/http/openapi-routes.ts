@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { buildOpenApiDocument } from "./openapi";
+import { z } from "../common/zod";
 import { publicBaseUrl } from "./public-url";
 import type { RouteDefinition } from "./route";
 
@@ -21,6 +20,9 @@ export function openApiRoutes(routes: () => readonly RouteDefinition[]): RouteDe
         errors: [],
       },
       handler: async (request, _context, services) => {
+        // The document's builder (and what it needs of zod) loads with the first request for it,
+        // not with the entry points: no other route uses it.
+        const { buildOpenApiDocument } = require("./openapi") as typeof import("./openapi");
         document ??= buildOpenApiDocument(routes(), undefined, services.config.AUTH_AUTHORITY);
         const servers = [{ url: publicBaseUrl(request, services.config) }];
         return { status: 200, jsonBody: { ...document, servers } };

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { routeAction } from "../auth/route-action";
 import { armErrorSchema } from "./errors";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";

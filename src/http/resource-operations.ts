@@ -1,5 +1,5 @@
 import type { HttpRequest } from "@azure/functions";
-import { type z, z as zod } from "zod";
+import { type z, z as zod } from "../common/zod";
 import { actorOf } from "../auth/principal";
 import { type ErrorDetail, InvalidRequestContent, invalidRequest } from "../common/errors";
 import { isNotModified } from "../common/preconditions";

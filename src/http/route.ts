@@ -1,5 +1,5 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import type { z } from "zod";
+import type { z } from "../common/zod";
 import type { Principal } from "../auth/principal";
 import type { Services } from "../services";
 

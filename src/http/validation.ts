@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { type ErrorDetail, invalidRequest } from "../common/errors";
 
 function detailCode(issue: z.core.$ZodIssue): string {

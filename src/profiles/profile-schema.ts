@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { systemDataSchema } from "../common/system-data";
 import { contentProblem } from "./profile-content";
 

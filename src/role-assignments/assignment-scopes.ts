@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { ArmPath, AUTHENTICATION_PROFILE_PATH, RESOURCE_GROUP_PATH } from "../common/arm-path";
 import { RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
 import { profileNameSchema } from "../profiles/profile-schema";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../../common/zod";
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { QUEUE_ENDPOINT_PATH } from "../../common/arm-path";
 import { InvalidRequestContent } from "../../common/errors";

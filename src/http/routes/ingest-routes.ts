@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../../common/zod";
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { TWIN_EVENTS_PATH } from "../../common/arm-path";
 import { type ErrorDetail, InvalidRequestContent } from "../../common/errors";
