@@ -1,4 +1,3 @@
-import * as https from "node:https";
 import type { CosmosClient } from "@azure/cosmos";
 import type { AppConfig } from "../config";
 
@@ -19,10 +18,18 @@ export function createCosmosClient(config: AppConfig): CosmosClient {
       // waiting on an HTTP response is better served by a quick 503 with Retry-After.
       retryOptions: { maxRetryAttemptCount: 3, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 5 },
     },
-    ...(config.COSMOS_DISABLE_TLS_VERIFICATION && {
-      agent: new https.Agent({ keepAlive: true, rejectUnauthorized: false }),
-    }),
+    ...(config.COSMOS_DISABLE_TLS_VERIFICATION && { agent: unverifiedAgent() }),
   });
+}
+
+/**
+ * For the local Cosmos DB server's self-signed certificate. node:https (and TLS with it) is loaded
+ * here rather than with this module: the entry points load this module, and TLS adds about 1 MB to
+ * their load; the SDK loads it with the first request anyway.
+ */
+function unverifiedAgent() {
+  const https = require("node:https") as typeof import("node:https");
+  return new https.Agent({ keepAlive: true, rejectUnauthorized: false });
 }
 
 /** The managed identity (./credentials), whose SDK loads only when there is no key. */
