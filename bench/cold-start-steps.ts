@@ -29,11 +29,19 @@ export interface ColdStartSteps {
   /** answer sent → the driver has all of it. */
   toDriver: number;
   total: number;
+  /** The host's CPU time (user + system) from its start to the answer sent; and that of two loads. */
+  cpu: number;
+  zodLoadCpu: number;
+  cosmosSdkLoadCpu: number;
 }
 
 function loadMs(trace: ColdStartTrace, name: string): number {
   const load = trace.loads[name];
   return load === undefined ? 0 : load.end - load.start;
+}
+
+function loadCpu(trace: ColdStartTrace, name: string): number {
+  return trace.loads[name]?.cpu ?? 0;
 }
 
 /** Milliseconds of each step, from the trace and the bench's spawn and answer times (epoch ms). */
@@ -58,5 +66,8 @@ export function coldStartSteps(trace: ColdStartTrace, spawnAt: number, answeredA
     cosmosRead: read === undefined ? 0 : span(read),
     toDriver: answeredAt - responseOut,
     total: answeredAt - spawnAt,
+    cpu: trace.cpuAtAnswer ?? Number.NaN,
+    zodLoadCpu: loadCpu(trace, "zod"),
+    cosmosSdkLoadCpu: loadCpu(trace, "@azure/cosmos"),
   };
 }

@@ -9,14 +9,15 @@ function trace(overrides: Partial<ColdStartTrace> = {}): ColdStartTrace {
   return {
     preload: SPAWN + 60,
     loads: {
-      zod: { start: SPAWN + 80, end: SPAWN + 110 },
-      "@azure/functions": { start: SPAWN + 120, end: SPAWN + 125 },
-      "@azure/storage-queue": { start: SPAWN + 150, end: SPAWN + 230 },
-      "@azure/cosmos": { start: SPAWN + 300, end: SPAWN + 390 },
+      zod: { start: SPAWN + 80, end: SPAWN + 110, cpu: 28 },
+      "@azure/functions": { start: SPAWN + 120, end: SPAWN + 125, cpu: 5 },
+      "@azure/storage-queue": { start: SPAWN + 150, end: SPAWN + 230, cpu: 70 },
+      "@azure/cosmos": { start: SPAWN + 300, end: SPAWN + 390, cpu: 85 },
     },
     listening: SPAWN + 260,
     requestIn: SPAWN + 290,
     responseOut: SPAWN + 420,
+    cpuAtAnswer: 390,
     cosmos: [
       { path: "/", start: SPAWN + 392, end: SPAWN + 405 },
       { path: "/dbs/db/colls/profiles/docs/x", start: SPAWN + 406, end: SPAWN + 408 },
@@ -41,6 +42,9 @@ describe("coldStartSteps", () => {
       cosmosRead: 2,
       toDriver: 1,
       total: 421,
+      cpu: 390,
+      zodLoadCpu: 28,
+      cosmosSdkLoadCpu: 85,
     });
     expect(steps.nodeStart + steps.hostLoad + steps.untilRequest + steps.request + steps.toDriver).toBe(
       steps.total,
