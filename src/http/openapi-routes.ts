@@ -20,10 +20,12 @@ export function openApiRoutes(routes: () => readonly RouteDefinition[]): RouteDe
         errors: [],
       },
       handler: async (request, _context, services) => {
-        // The document's builder (and what it needs of zod) loads with the first request for it,
-        // not with the entry points: no other route uses it.
-        const { buildOpenApiDocument } = require("./openapi") as typeof import("./openapi");
-        document ??= buildOpenApiDocument(routes(), undefined, services.config.AUTH_AUTHORITY);
+        if (document === undefined) {
+          // The document's builder loads with the first request for it, not with the entry points:
+          // no other route uses it.
+          const { buildOpenApiDocument } = require("./openapi") as typeof import("./openapi");
+          document = buildOpenApiDocument(routes(), undefined, services.config.AUTH_AUTHORITY);
+        }
         const servers = [{ url: publicBaseUrl(request, services.config) }];
         return { status: 200, jsonBody: { ...document, servers } };
       },
