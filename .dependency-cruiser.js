@@ -29,6 +29,15 @@ module.exports = {
       from: { path: "^(src|functions)/" },
       to: { path: "^(dev|test|bench|load|pulumi)/" },
     },
+    {
+      name: "zod-through-common",
+      severity: "error",
+      comment:
+        "The product imports zod through src/common/zod.ts, which puts the stand-in for zod's locales " +
+        "index in the module cache before zod first loads (a new instance loads English only).",
+      from: { path: "^(src|functions)/", pathNot: "^src/common/zod\\.ts$" },
+      to: { path: "node_modules/zod/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import * as http from "node:http";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { ensureDatabase } from "../dev/ensure-database";
@@ -9,6 +10,8 @@ import { projectRoot } from "../dev/local-paths";
 import { freePort } from "../dev/ports";
 import { startStack } from "../dev/stack";
 import { loadConfig } from "../src/config";
+import { type ColdStartSteps, coldStartSteps } from "./cold-start-steps";
+import type { ColdStartTrace } from "./cold-start-trace";
 import { type Rounds, runRounds } from "./rounds";
 
 /**
@@ -16,8 +19,9 @@ import { type Rounds, runRounds } from "./rounds";
  * package.json's main names (dist/functions/*.js), as the worker does before the first invocation;
  * (b) the local host (dist/dev/local-host-main.js) spawned as a process of its own, as under
  * `npm start`, until it answers its first request on a route that reads Cosmos DB, with the Cosmos
- * server and Azurite already running; (c) what `node -e ""` costs from spawn to exit, the floor
- * under both. Every figure comes from a fresh process per round.
+ * server and Azurite already running, each step of the way timed by a preload
+ * (bench/cold-start-trace.ts); (c) what `node -e ""` costs from spawn to exit, the floor under both.
+ * Every figure comes from a fresh process per round.
  */
 
 /** (a): inside the child, from before the first require to after the last. */
@@ -30,6 +34,8 @@ export interface RequireRound {
   rssMb: number;
   /** How many modules were loaded (require.cache). */
   modules: number;
+  /** Of them, zod's. */
+  zodModules: number;
 }
 
 /** (b): from just before spawn to the end of the first answer with the expected status. */
@@ -37,6 +43,8 @@ export interface FirstRequestRound {
   firstRequestMs: number;
   /** How many attempts it took (refused connections while the host was still loading). */
   attempts: number;
+  /** The way there, step by step (the parts add up to firstRequestMs). */
+  steps: ColdStartSteps;
 }
 
 export interface ColdStartFigures {
@@ -62,19 +70,33 @@ const PROBE_STATUS = 404;
 const FIRST_REQUEST_TIMEOUT_MS = 30_000;
 const RETRY_MS = 5;
 
-/** Settings the entry points validate at load, for (a): no backing service is reached by a require. */
+/**
+ * Settings the entry points validate at load, for (a), as infra/ deploys them: the managed identity
+ * (no keys) and callers with Entra ID tokens. No backing service is reached by a require.
+ */
 function requireSettings(): Record<string, string> {
   return {
     COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
-    COSMOS_KEY: "cold-start-key",
-    AzureWebJobsStorage: "UseDevelopmentStorage=true",
+    AzureWebJobsStorage__accountName: "coldstartstorage",
+    AUTH_MODE: "entra",
+    AUTH_AUTHORITY: "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0",
+    AUTH_AUDIENCE: "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
   };
 }
 
-/** The environment of a measured child: ours, without the Application Insights export (not local). */
+/**
+ * The environment of a measured child: ours without the Application Insights export (not local)
+ * and without settings of ours the child's would not replace (a COSMOS_KEY or AzureWebJobsStorage
+ * in the bench's environment would turn (a)'s identity settings back into keys).
+ */
 function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
-  const { APPLICATIONINSIGHTS_CONNECTION_STRING: _off, ...env } = process.env;
+  const {
+    APPLICATIONINSIGHTS_CONNECTION_STRING: _off,
+    COSMOS_KEY: _key,
+    AzureWebJobsStorage: _storage,
+    ...env
+  } = process.env;
   return { ...env, ...settings };
 }
 
@@ -86,7 +108,9 @@ for (const entry of entries) require(entry);
 const requireMs = performance.now() - start;
 const uptimeMs = process.uptime() * 1000;
 const rssMb = process.memoryUsage().rss / 1048576;
-process.stdout.write(JSON.stringify({ requireMs, uptimeMs, rssMb, modules: Object.keys(require.cache).length }));
+const modules = Object.keys(require.cache);
+const zodModules = modules.filter((file) => file.includes("/node_modules/zod/")).length;
+process.stdout.write(JSON.stringify({ requireMs, uptimeMs, rssMb, modules: modules.length, zodModules }));
 `;
 
 function entryPoints(distDir: string): string[] {
@@ -162,16 +186,36 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** (b): spawns the local host with `settings` and asks PROBE_PATH until it answers PROBE_STATUS. */
+/** Asks `url` until it answers `PROBE_STATUS`; how many attempts it took. */
+async function awaitFirstAnswer(url: string, child: ChildProcess, stderr: () => string, start: number) {
+  for (let attempts = 1; performance.now() - start < FIRST_REQUEST_TIMEOUT_MS; attempts++) {
+    const status = await get(url);
+    if (status === PROBE_STATUS) return attempts;
+    if (child.exitCode !== null) throw new Error(`the host exited (${child.exitCode}): ${stderr().trim()}`);
+    if (status !== undefined) throw new Error(`GET ${PROBE_PATH} answered ${status}, not ${PROBE_STATUS}`);
+    await delay(RETRY_MS);
+  }
+  throw new Error(`no answer within ${FIRST_REQUEST_TIMEOUT_MS} ms`);
+}
+
+/**
+ * (b): spawns the local host with `settings` and asks PROBE_PATH until it answers PROBE_STATUS.
+ * The host runs with the trace preload (dist/bench/cold-start-trace.js), which writes its notes to
+ * a file as the host exits: the steps are worked out from them once it has.
+ */
 export async function measureFirstRequest(
   distDir: string,
   settings: Record<string, string>,
 ): Promise<FirstRequestRound> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}${PROBE_PATH}`;
-  const env = childEnv({ ...settings, PORT: String(port) });
+  const traceFile = path.join(tmpdir(), `cold-start-trace-${randomUUID()}.json`);
+  const env = childEnv({ ...settings, PORT: String(port), COLD_START_TRACE_FILE: traceFile });
+  const args = ["--require", path.join(distDir, "bench", "cold-start-trace.js")];
+  // The wall clock, as the trace's times (both processes read it alike); durations from the monotonic one.
+  const spawnAt = Date.now();
   const start = performance.now();
-  const child = spawn(process.execPath, [path.join(distDir, "dev", "local-host-main.js")], {
+  const child = spawn(process.execPath, [...args, path.join(distDir, "dev", "local-host-main.js")], {
     env,
     cwd: projectRoot(),
     stdio: ["ignore", "ignore", "pipe"],
@@ -179,16 +223,14 @@ export async function measureFirstRequest(
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   try {
-    for (let attempts = 1; performance.now() - start < FIRST_REQUEST_TIMEOUT_MS; attempts++) {
-      const status = await get(url);
-      if (status === PROBE_STATUS) return { firstRequestMs: performance.now() - start, attempts };
-      if (child.exitCode !== null) throw new Error(`the host exited (${child.exitCode}): ${stderr.trim()}`);
-      if (status !== undefined) throw new Error(`GET ${PROBE_PATH} answered ${status}, not ${PROBE_STATUS}`);
-      await delay(RETRY_MS);
-    }
-    throw new Error(`no answer within ${FIRST_REQUEST_TIMEOUT_MS} ms`);
+    const attempts = await awaitFirstAnswer(url, child, () => stderr, start);
+    const firstRequestMs = performance.now() - start;
+    await stopChild(child);
+    const trace = JSON.parse(readFileSync(traceFile, "utf8")) as ColdStartTrace;
+    return { firstRequestMs, attempts, steps: coldStartSteps(trace, spawnAt, spawnAt + firstRequestMs) };
   } finally {
     await stopChild(child);
+    rmSync(traceFile, { force: true });
   }
 }
 

@@ -1,12 +1,14 @@
 import { issuerKeyFile } from "./local-paths";
 import type { Settings } from "./local-settings";
+// From principals, not the issuer's index: that loads the issuer and its token library (jose), which
+// the local host's own process (it imports this through stack.ts) never runs.
 import {
   DEVELOPER_OBJECT_ID,
   issuerUrl,
   LOCAL_APP_ID_URI,
   LOCAL_CLIENT_ID,
   LOCAL_TENANT_ID,
-} from "./stand-ins/openid-issuer";
+} from "./stand-ins/openid/principals";
 
 /** The local OpenID issuer `npm start` runs, and what the host is told about it. */
 export interface IssuerPlan {

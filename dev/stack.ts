@@ -14,8 +14,7 @@ import { projectRoot } from "./local-paths";
 import type { Settings } from "./local-settings";
 import { assertPortsFree, freePort, PortInUseError } from "./ports";
 import { DEFAULT_PORTS, type PortVariable, planStack, type StackPlan } from "./stack-plan";
-import { startCosmosServer } from "./stand-ins/cosmos-server";
-import { type OpenIdIssuer, startOpenIdIssuer } from "./stand-ins/openid-issuer";
+import type { OpenIdIssuer } from "./stand-ins/openid-issuer";
 import { StartupError } from "./startup-error";
 import { type ChildSpec, type StopOutcome, Supervisor } from "./supervisor";
 import { waitForHealthy } from "./wait-for-health";
@@ -193,7 +192,7 @@ export class LocalStack {
       await this.child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 30_000);
     } else if (plan.cosmos) {
       this.assertRunning();
-      const server = await startCosmosServer(plan.cosmos.port);
+      const server = await startCosmosServer()(plan.cosmos.port);
       await this.adopt(
         () => this.closers.push({ name: "Cosmos DB server", close: () => server.close() }),
         server,
@@ -284,7 +283,7 @@ export class LocalStack {
    */
   private async startIssuer(plan: IssuerPlan): Promise<OpenIdIssuer> {
     this.assertRunning();
-    const issuer = await startOpenIdIssuer({
+    const issuer = await startOpenIdIssuer()({
       port: plan.port,
       tenantId: plan.tenantId,
       ...(this.options.persistent && { keyFile: plan.keyFile }),
@@ -353,4 +352,17 @@ export async function startStack(
     await stop();
     throw error;
   }
+}
+
+// The stand-ins load only when this process runs them: the local host's own process (local-host-main)
+// imports this module for startHost and runs neither, and the issuer's token library alone takes
+// tens of milliseconds to load, before the host can answer its first request.
+function startCosmosServer(): typeof import("./stand-ins/cosmos-server").startCosmosServer {
+  return (require("./stand-ins/cosmos-server") as typeof import("./stand-ins/cosmos-server"))
+    .startCosmosServer;
+}
+
+function startOpenIdIssuer(): typeof import("./stand-ins/openid-issuer").startOpenIdIssuer {
+  return (require("./stand-ins/openid-issuer") as typeof import("./stand-ins/openid-issuer"))
+    .startOpenIdIssuer;
 }

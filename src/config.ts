@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./common/zod";
 import {
   DEFAULT_SERVICEBUS_HOST_SUFFIXES,
   DEFAULT_STORAGE_HOST_SUFFIXES,

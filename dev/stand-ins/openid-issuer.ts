@@ -9,6 +9,7 @@ export {
   DEVELOPER,
   DEVELOPER_OBJECT_ID,
   isGuid,
+  issuerUrl,
   LOCAL_APP_ID_URI,
   LOCAL_CLIENT_ID,
   LOCAL_TENANT_ID,
@@ -28,4 +29,4 @@ export {
   readSigningKeyFile,
   type SigningKey,
 } from "./openid/signing-key";
-export { issuerUrl, type MintOptions, mintToken } from "./openid/tokens";
+export { type MintOptions, mintToken } from "./openid/tokens";

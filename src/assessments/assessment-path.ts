@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { ASSESSMENT_PROJECT_PATH, CLUSTER_ASSESSMENT_PATH } from "../common/arm-path";
 import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
 import { nameKey } from "../common/name-key";
+import { z } from "../common/zod";
 
 export const ASSESSMENT_TYPE = CLUSTER_ASSESSMENT_PATH.resourceType;
 

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { type SystemData, systemDataSchema } from "../common/system-data";
+import { z } from "../common/zod";
 
 /**
  * The string settings are extensible enums in the source API: the known values are documented

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 
 /** The ASCII characters a resource group name may not hold (all but letters, digits, `-_.()`), and C1 controls. */
 const NOT_IN_GROUP_NAMES = "\\x00-\\x27\\x2A-\\x2C\\x2F\\x3A-\\x40\\x5B-\\x5E\\x60\\x7B-\\x9F";

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import { z } from "zod";
 import { InvalidRequestContent } from "./errors";
+import { z } from "./zod";
 
 /** Who a write is recorded as: an Entra ID principal (by object id), or a Functions key (by name). */
 export interface Actor {

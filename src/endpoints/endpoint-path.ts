@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { QUEUE_ENDPOINT_PATH, TWINS_INSTANCE_PATH } from "../common/arm-path";
 import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
 import { nameKey } from "../common/name-key";
+import { z } from "../common/zod";
 
 // Patterns without lookarounds: the API description carries them, and not every engine has those.
 export const instanceNameSchema = z

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { systemDataSchema } from "../common/system-data";
+import { z } from "../common/zod";
 import { type ConnectionString, parseConnectionString } from "./connection-string";
 import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
 

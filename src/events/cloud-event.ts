@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 
 /**
  * A CloudEvents 1.0 event in the JSON format. Extension attributes are kept as they are; `data`

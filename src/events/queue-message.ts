@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { type CloudEvent, cloudEventSchema } from "./cloud-event";
 
 /**

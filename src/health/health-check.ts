@@ -1,6 +1,6 @@
 import type { Database } from "@azure/cosmos";
 import type { QueueServiceClient } from "@azure/storage-queue";
-import { z } from "zod";
+import { z } from "../common/zod";
 
 export const healthReportSchema = z.object({
   status: z.enum(["ok", "unavailable"]),

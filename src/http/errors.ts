@@ -1,5 +1,4 @@
 import type { HttpResponseInit } from "@azure/functions";
-import { z } from "zod";
 import {
   AuthenticationFailed,
   DomainError,
@@ -7,6 +6,7 @@ import {
   ServiceUnavailable,
   TooManyRequests,
 } from "../common/errors";
+import { z } from "../common/zod";
 
 export interface ArmErrorBody {
   error: { code: string; message: string; target?: string; details?: ErrorDetail[] };

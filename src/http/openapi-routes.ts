@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { buildOpenApiDocument } from "./openapi";
+import { z } from "../common/zod";
 import { publicBaseUrl } from "./public-url";
 import type { RouteDefinition } from "./route";
 
@@ -21,7 +20,12 @@ export function openApiRoutes(routes: () => readonly RouteDefinition[]): RouteDe
         errors: [],
       },
       handler: async (request, _context, services) => {
-        document ??= buildOpenApiDocument(routes(), undefined, services.config.AUTH_AUTHORITY);
+        if (document === undefined) {
+          // The document's builder loads with the first request for it, not with the entry points:
+          // no other route uses it.
+          const { buildOpenApiDocument } = require("./openapi") as typeof import("./openapi");
+          document = buildOpenApiDocument(routes(), undefined, services.config.AUTH_AUTHORITY);
+        }
         const servers = [{ url: publicBaseUrl(request, services.config) }];
         return { status: 200, jsonBody: { ...document, servers } };
       },

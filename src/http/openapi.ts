@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { routeAction } from "../auth/route-action";
+import { z } from "../common/zod";
 import { armErrorSchema } from "./errors";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
 import type { ResponseHeader, RouteDefinition, RouteDoc } from "./route";

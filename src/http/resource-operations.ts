@@ -1,9 +1,9 @@
 import type { HttpRequest } from "@azure/functions";
-import { type z, z as zod } from "zod";
 import { actorOf } from "../auth/principal";
 import { type ErrorDetail, InvalidRequestContent, invalidRequest } from "../common/errors";
 import { isNotModified } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
+import { type z, z as zod } from "../common/zod";
 import type { Services } from "../services";
 import { checkApiVersion } from "./api-version";
 import { readPreconditions } from "./conditional";

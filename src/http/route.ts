@@ -1,6 +1,6 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import type { z } from "zod";
 import type { Principal } from "../auth/principal";
+import type { z } from "../common/zod";
 import type { Services } from "../services";
 
 /** Who is calling, as src/http/caller.ts admitted them. */

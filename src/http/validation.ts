@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { type ErrorDetail, invalidRequest } from "../common/errors";
+import { z } from "../common/zod";
 
 function detailCode(issue: z.core.$ZodIssue): string {
   switch (issue.code) {

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { systemDataSchema } from "../common/system-data";
+import { z } from "../common/zod";
 import { contentProblem } from "./profile-content";
 
 export const profileNameSchema = z

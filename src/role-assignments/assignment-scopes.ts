@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { ArmPath, AUTHENTICATION_PROFILE_PATH, RESOURCE_GROUP_PATH } from "../common/arm-path";
 import { RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
+import { z } from "../common/zod";
 import { profileNameSchema } from "../profiles/profile-schema";
 import { roleAssignmentNameSchema } from "./role-assignment-schema";
 

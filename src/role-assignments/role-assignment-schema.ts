@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { systemDataSchema } from "../common/system-data";
+import { z } from "../common/zod";
 
 const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../common/zod";
 import { KEY_BYTES } from "./secret-box";
 
 function decodesToKey(value: string): boolean {

@@ -51,3 +51,8 @@ export const DEVELOPER_OBJECT_ID = principalObjectId(DEVELOPER);
 export function isGuid(value: string): boolean {
   return GUID.test(value);
 }
+
+/** Where tokens of a tenant come from: `{origin}/{tenant}/v2.0` for v2, `{origin}/{tenant}/` for v1. */
+export function issuerUrl(origin: string, tenantId: string, version: "1.0" | "2.0" = "2.0"): string {
+  return version === "2.0" ? `${origin}/${tenantId}/v2.0` : `${origin}/${tenantId}/`;
+}

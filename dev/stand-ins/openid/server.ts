@@ -1,8 +1,8 @@
 import * as http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { LOCAL_TENANT_ID } from "./principals";
+import { issuerUrl, LOCAL_TENANT_ID } from "./principals";
 import { generateSigningKey, loadOrCreateSigningKeyFile, type SigningKey } from "./signing-key";
-import { issuerUrl, type MintOptions, mintToken } from "./tokens";
+import { type MintOptions, mintToken } from "./tokens";
 
 export interface OpenIdIssuerOptions {
   /** 0 (default): a free port. The issuer listens on 127.0.0.1 only. */

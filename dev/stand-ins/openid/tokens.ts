@@ -2,6 +2,7 @@ import { createHash, type KeyObject, randomBytes } from "node:crypto";
 import { type JWTPayload, SignJWT, UnsecuredJWT } from "jose";
 import {
   DEVELOPER,
+  issuerUrl,
   LOCAL_APP_ID_URI,
   LOCAL_CLIENT_ID,
   LOCAL_TENANT_ID,
@@ -46,11 +47,6 @@ export interface MintOptions {
 
 /** The Azure CLI's public client id: the app a developer's user token is typically requested through. */
 const DEVELOPER_TOOL_CLIENT_ID = "04b07795-8ddb-461a-bbee-02f9e1bf7b46";
-
-/** Where tokens of a tenant come from: `{origin}/{tenant}/v2.0` for v2, `{origin}/{tenant}/` for v1. */
-export function issuerUrl(origin: string, tenantId: string, version: "1.0" | "2.0" = "2.0"): string {
-  return version === "2.0" ? `${origin}/${tenantId}/v2.0` : `${origin}/${tenantId}/`;
-}
 
 /** Entra ID's user `sub` is pairwise (per app) and is not the object id: code that keys on it is wrong. */
 function pairwiseSubject(name: string, audience: string): string {

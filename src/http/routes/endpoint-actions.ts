@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { QUEUE_ENDPOINT_PATH } from "../../common/arm-path";
 import { InvalidRequestContent } from "../../common/errors";
+import { z } from "../../common/zod";
 import { endpointPathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
 import { checkApiVersion } from "../api-version";
 import { JSON_ONLY, readOptionalJsonBody } from "../request-body";

@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { TWIN_EVENTS_PATH } from "../../common/arm-path";
 import { type ErrorDetail, InvalidRequestContent } from "../../common/errors";
+import { z } from "../../common/zod";
 import { logLine } from "../../delivery/delivery-log";
 import { instancePathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
 import {
