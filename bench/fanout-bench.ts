@@ -4,6 +4,7 @@ import type { CloudEvent } from "../src/events/cloud-event";
 import { type Arrivals, countArrivals } from "./arrivals";
 import type { IngestShape } from "./bench-events";
 import type { BenchDrive } from "./delivery-bench";
+import { endToEndFirst } from "./delivery-bench";
 import { stackPids } from "./process-cpu";
 import { sendInBatches } from "./raw-sends";
 import { type Rounds, runRounds } from "./rounds";
@@ -91,13 +92,19 @@ async function rawFanOut(drive: BenchDrive, round: number, endpoints: number, si
   }
 }
 
-/** Every fan-out level once per round, in order, the service's run then the raw SDK's, on the same stack. */
+/**
+ * Every fan-out level once per round, in order, on the same stack. The service's run and the raw
+ * SDK's take turns going first (as in the delivery part): whichever runs first meets a broker with
+ * the other's garbage still to collect, so a fixed order would charge one side with the other's.
+ */
 export function benchFanOut(drive: BenchDrive, sizes: FanOutSizes): Promise<Rounds<FanOutFigure[]>> {
   return runRounds(sizes.rounds, async (round) => {
     const figures: FanOutFigure[] = [];
     for (const endpoints of sizes.levels) {
-      const service = await serviceFanOut(drive, round, endpoints, sizes);
+      const serviceFirst = endToEndFirst(round);
+      const early = serviceFirst ? await serviceFanOut(drive, round, endpoints, sizes) : undefined;
       const raw = await rawFanOut(drive, round, endpoints, sizes);
+      const service = early ?? (await serviceFanOut(drive, round, endpoints, sizes));
       figures.push({ endpoints, events: sizes.events, service, raw });
     }
     return figures;
