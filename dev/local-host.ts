@@ -147,9 +147,15 @@ function readDeclared(request: http.IncomingMessage): Promise<Buffer> {
   });
 }
 
+/**
+ * The received headers as one record of strings. Node's parser joins a repeated header with ", "
+ * already, all but Set-Cookie (an array): without one, its record is that record, used as it is
+ * (nothing downstream changes it) instead of copied for each request.
+ */
 function headerRecord(request: http.IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
   const given = request.headers;
+  if (given["set-cookie"] === undefined) return given as Record<string, string>;
+  const headers: Record<string, string> = {};
   for (const name in given) {
     const value = given[name];
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
@@ -163,21 +169,23 @@ function writeResponse(response: http.ServerResponse, init: HttpResponseInit): v
   const given = init.headers;
   const headers =
     given === undefined || given instanceof Headers || Array.isArray(given) ? responseHeaders(given) : given;
-  let body: Buffer | undefined;
-  if (init.jsonBody !== undefined) body = Buffer.from(JSON.stringify(init.jsonBody));
-  else if (typeof init.body === "string") body = Buffer.from(init.body);
-  else if (init.body instanceof Uint8Array) body = Buffer.from(init.body);
+  // Text is written as text (Node sends it with the head in one write), bytes without a copy.
+  let body: string | Uint8Array | undefined;
+  if (init.jsonBody !== undefined) body = JSON.stringify(init.jsonBody);
+  else if (typeof init.body === "string" || init.body instanceof Uint8Array) body = init.body;
   else if (init.body !== undefined && init.body !== null) {
     throw new Error("the local host only serves string, byte and JSON bodies");
   }
-  response.statusCode = init.status ?? 200;
-  for (const name in headers) response.setHeader(name, headers[name] as string);
-  if (body !== undefined && response.statusCode !== 204 && response.statusCode !== 304) {
-    response.setHeader("Content-Length", body.length);
-    response.end(body);
-  } else {
-    response.end();
-  }
+  const status = init.status ?? 200;
+  const sent = body !== undefined && status !== 204 && status !== 304 ? body : undefined;
+  // One writeHead with the whole record: Node writes it out in one pass, where a setHeader per
+  // header validates and stores each in a map of its own first. The names and their order are
+  // what setHeader would send; headers set before (Connection on a 413) are merged by writeHead.
+  // The record is this response's own (the conventions make it for it), so it takes the length.
+  if (sent !== undefined)
+    headers["Content-Length"] = String(typeof sent === "string" ? Buffer.byteLength(sent) : sent.byteLength);
+  response.writeHead(status, headers);
+  response.end(sent);
 }
 
 /**
@@ -210,7 +218,8 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   /** Where the host listens: request URLs, and so the links handlers build, are based on it. */
   let origin = "http://127.0.0.1";
 
-  async function invoke(
+  // Not async: it hands on the conventions' promise rather than wrap it in one more.
+  function invoke(
     incoming: http.IncomingMessage,
     url: URL,
     functionName: string,
@@ -230,7 +239,8 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       functionName,
       logHandler: logHandlerOf(functionName),
     });
-    return conventional(handler)(request, context);
+    // withHttpConventions' handlers are async: the result is always a promise of a plain init.
+    return conventional(handler)(request, context) as Promise<HttpResponseInit>;
   }
 
   async function handle(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
@@ -304,7 +314,10 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     refusal: { code: string; header?: string },
   ): void {
     const url = requestUrl(incoming, origin) ?? new URL(`${origin}/`);
-    invoke(incoming, url, "host", failWith(parserRefusal(refusal)), {}, undefined)
+    // In an executor, so that a throw while invoking is a rejection, handled below as one.
+    new Promise<HttpResponseInit>((resolve) =>
+      resolve(invoke(incoming, url, "host", failWith(parserRefusal(refusal)), {}, undefined)),
+    )
       .then((response) => writeResponse(outgoing, response))
       .catch((error: unknown) => {
         log("error", "host", `unhandled failure: ${(error as Error).message}`);

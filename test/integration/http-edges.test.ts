@@ -292,3 +292,62 @@ describe("JSON that repeats a member name: 400 naming the member (RFC 7493)", ()
     expect((await host.request("/authenticationProfiles/dup")).status).toBe(404);
   });
 });
+
+describe("the response head as written", () => {
+  /** The header lines of one response, names spelled as sent, in the order sent. */
+  async function headLines(requestText: string): Promise<{ names: string[]; raw: RawResponse }> {
+    const { hostname, port } = new URL(host.baseUrl);
+    const received = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.write(requestText));
+      let text = "";
+      socket.setEncoding("latin1");
+      socket.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(text));
+    });
+    const names = received
+      .slice(0, received.indexOf("\r\n\r\n"))
+      .split("\r\n")
+      .slice(1)
+      .map((line) => line.slice(0, line.indexOf(":")));
+    return { names, raw: parseRawResponse(received) };
+  }
+
+  it("sends the headers in one order and spelling, and the body's length in bytes", async () => {
+    // Characters of two and three bytes: a length in characters would cut the body short.
+    const content = '{"Name":"Zoë ✓"}';
+    const created = await host.request("/authenticationProfiles/head-order", {
+      method: "PUT",
+      body: JSON.stringify({ authenticationProfileContent: content }),
+    });
+    expect(created.status).toBe(201);
+    const { names, raw } = await headLines(
+      `GET /authenticationProfiles/head-order HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\nx-functions-key: ${FUNCTION_KEY}\r\n\r\n`,
+    );
+    expect(raw.status).toBe(200);
+    expect(names).toEqual([
+      "content-type",
+      "etag",
+      "x-ms-correlation-request-id",
+      "x-ms-request-id",
+      "Content-Length",
+      "Date",
+      "Connection",
+    ]);
+    const bodyBytes = Buffer.from(raw.body, "latin1");
+    expect(Number(raw.headers["content-length"])).toBe(bodyBytes.length);
+    expect(JSON.parse(bodyBytes.toString("utf8")).authenticationProfileContent).toBe(content);
+  });
+
+  it("keeps Connection: close first on a body too large, and closes", async () => {
+    const { names, raw } = await headLines(
+      `PUT /authenticationProfiles/head-large HTTP/1.1\r\nhost: 127.0.0.1\r\nx-functions-key: ${FUNCTION_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${100 * 1024 * 1024}\r\n\r\n`,
+    );
+    expect(raw.status).toBe(413);
+    expect(names[0]).toBe("Connection");
+    expect(raw.headers.connection).toBe("close");
+    expect(names.filter((name) => name.toLowerCase() === "connection")).toHaveLength(1);
+  });
+});
