@@ -18,7 +18,7 @@ function conventionalHandlers(services: () => Services): ReadonlyMap<string, Htt
  * only waits until it is needed.
  */
 export function handlerOnFirstRequest(name: string, services: () => Services): HttpHandler {
-  return (request, context) => {
+  return async (request, context) => {
     handlers ??= conventionalHandlers(services);
     const handler = handlers.get(name);
     if (handler === undefined) throw new Error(`the route table has no route named '${name}'`);
