@@ -84,6 +84,9 @@ describe("cold start", () => {
     const loaded = productModulesLoadedBy(LOAD_ENTRIES);
     expect(loaded).toContain("triggers/route-registrations.js");
     expect(loaded.filter((file) => ROUTE_TABLE.test(file))).toEqual([]);
+    // Nor the deferral of a first deployment, whose key is pending, with the queue message's schemas.
+    expect(loaded).not.toContain("delivery/secrets-pending-deferral.js");
+    expect(loaded).not.toContain("events/queue-message.js");
     // The probe sees the table when it is loaded.
     const withTable = productModulesLoadedBy(`${LOAD_ENTRIES} require(dist + "/src/triggers/routes");`);
     expect(withTable).toEqual(expect.arrayContaining(["triggers/routes.js", "profiles/profile-schema.js"]));
