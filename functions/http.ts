@@ -4,21 +4,23 @@ import { app } from "@azure/functions";
 import { hostAuthLevel } from "../src/http/caller";
 import { methodNotAllowedFunctions } from "../src/http/method-not-allowed";
 import { withHttpConventions } from "../src/http/with-conventions";
-import { routes } from "../src/triggers/routes";
+import { handlerOnFirstRequest } from "../src/triggers/handlers-on-first-request";
+import { routeRegistrations } from "../src/triggers/route-registrations";
 import { services } from "./lib/services";
 
-for (const route of routes) {
+// The host needs every function at load; the route table behind them loads with the first request.
+for (const route of routeRegistrations) {
   app.http(route.name, {
     methods: route.methods,
     route: route.route,
     // Under AUTH_MODE=entra the host lets every request through and the app checks the token.
     authLevel: hostAuthLevel(route.authLevel, services.config.AUTH_MODE),
-    handler: withHttpConventions(route, () => services),
+    handler: handlerOnFirstRequest(route.name, () => services),
   });
 }
 
 // The host answers a method no function of a route takes with a bare 404: these answer 405 with Allow.
-for (const companion of methodNotAllowedFunctions(routes)) {
+for (const companion of methodNotAllowedFunctions(routeRegistrations)) {
   app.http(companion.name, {
     methods: companion.methods,
     route: companion.route,

@@ -1,7 +1,6 @@
 import { pendingSecretsReason } from "../secrets/secret-keys";
 import type { QueueFunctionDefinition } from "../triggers/queue-function";
 import { formatCounters } from "./delivery-counters";
-import { deferWhileSecretsPending } from "./secrets-pending-deferral";
 
 /**
  * The queue-triggered function that forwards twin events to the topics of their instance's endpoints.
@@ -18,6 +17,10 @@ export const twinEventsFunction: QueueFunctionDefinition = {
     if (pending !== undefined) {
       const queue = services.queueService.getQueueClient(config.TWIN_EVENTS_QUEUE);
       const options = { reason: pending, ttlSeconds: config.DELIVERY_TTL_SECONDS, now: new Date() };
+      // Only a first deployment waits for its key: the deferral (and the queue message's schemas it
+      // reads with) loads then, not with the entry points.
+      const { deferWhileSecretsPending } =
+        require("./secrets-pending-deferral") as typeof import("./secrets-pending-deferral");
       const delay = await deferWhileSecretsPending(message, queue, options);
       context.warn(`twin events deferred: ${pending}; the message is back on ${queue.name} in ${delay} s`);
       return;

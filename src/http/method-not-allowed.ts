@@ -21,8 +21,11 @@ export function methodNotAllowedHandler(allowed: readonly string[]): RouteHandle
   return async (request) => methodNotAllowedResponse(request.method, new URL(request.url).pathname, allowed);
 }
 
+/** What a companion needs of a route: the route table's entries and route-registrations.ts's alike. */
+type RouteMethods = Pick<RouteDefinition, "name" | "methods" | "route">;
+
 /** The methods of some routes, once each, in route-table order. */
-export function methodsOf(routes: readonly RouteDefinition[]): HttpMethod[] {
+export function methodsOf(routes: readonly RouteMethods[]): HttpMethod[] {
   return [...new Set(routes.flatMap((route) => route.methods))];
 }
 
@@ -55,14 +58,14 @@ export interface MethodNotAllowedFunction {
  * companion for the rest. Anonymous, as the local host answers 405 before it checks a key.
  * Exact as long as no two templates of the table match the same path (a unit test holds that).
  */
-export function methodNotAllowedFunctions(routes: readonly RouteDefinition[]): MethodNotAllowedFunction[] {
-  const byTemplate = new Map<string, RouteDefinition[]>();
+export function methodNotAllowedFunctions(routes: readonly RouteMethods[]): MethodNotAllowedFunction[] {
+  const byTemplate = new Map<string, RouteMethods[]>();
   for (const route of routes) byTemplate.set(route.route, [...(byTemplate.get(route.route) ?? []), route]);
   return [...byTemplate.entries()].flatMap(([template, sharing]) => {
     const allowed = methodsOf(sharing);
     const others = ANSWERABLE_METHODS.filter((method) => !allowed.includes(method));
     if (others.length === 0) return [];
-    const first = sharing[0] as RouteDefinition;
+    const first = sharing[0] as RouteMethods;
     return [
       {
         name: `${first.name}-methodNotAllowed`,

@@ -8,9 +8,10 @@ import { profileRoutes } from "../http/routes/profile-routes";
 import { roleAssignmentRoutes } from "../http/routes/role-assignment-routes";
 
 /**
- * The one route table. functions/ registers it with the Functions host and the local host in
- * dev/ serves it; nothing else lists routes. Its companion, the queue-function table, is
- * queue-functions.ts beside it.
+ * The one route table. The local host in dev/ serves it; functions/http.ts registers its functions
+ * from route-registrations.ts (names, methods, templates and key levels only, held equal to this
+ * table by a unit test) and loads it with the first request. Its companion, the queue-function
+ * table, is queue-functions.ts beside it.
  */
 export const routes: readonly RouteDefinition[] = [
   ...healthRoutes,

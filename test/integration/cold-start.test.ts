@@ -61,7 +61,37 @@ const SERVICES = `
 const { createServices, disposeServices } = require(dist + "/src/services");
 const services = createServices(require(dist + "/src/config").loadConfig());`;
 
+/** The product's modules (dist/src/...) `script` had loaded, relative to dist/src. */
+function productModulesLoadedBy(script: string): string[] {
+  const probe = `const dist = ${JSON.stringify(DIST)};
+${script}
+process.stdout.write(JSON.stringify(Object.keys(require.cache)
+  .filter((file) => file.startsWith(dist + "/src/")).map((file) => file.slice(dist.length + 5))));`;
+  const out = execFileSync(process.execPath, ["-e", probe], {
+    cwd: ROOT,
+    env: { ...process.env, ...settings },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return JSON.parse(out) as string[];
+}
+
+/** The route table and what only it needs: route modules and the request schemas. */
+const ROUTE_TABLE = /^(triggers\/routes|http\/routes\/.*|.*-schema)\.js$/;
+
 describe("cold start", () => {
+  it("loading every entry point leaves the route table (its zod schemas) for the first request", () => {
+    const loaded = productModulesLoadedBy(LOAD_ENTRIES);
+    expect(loaded).toContain("triggers/route-registrations.js");
+    expect(loaded.filter((file) => ROUTE_TABLE.test(file))).toEqual([]);
+    // Nor the deferral of a first deployment, whose key is pending, with the queue message's schemas.
+    expect(loaded).not.toContain("delivery/secrets-pending-deferral.js");
+    expect(loaded).not.toContain("events/queue-message.js");
+    // The probe sees the table when it is loaded.
+    const withTable = productModulesLoadedBy(`${LOAD_ENTRIES} require(dist + "/src/triggers/routes");`);
+    expect(withTable).toEqual(expect.arrayContaining(["triggers/routes.js", "profiles/profile-schema.js"]));
+  });
+
   it("loading every entry point loads none of the Azure SDKs but @azure/functions", () => {
     expect(sdksLoadedBy(LOAD_ENTRIES)).toEqual([]);
   });

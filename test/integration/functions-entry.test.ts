@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import { loadConfig } from "../../src/config";
 import { methodsOf } from "../../src/http/method-not-allowed";
+import { withHttpConventions } from "../../src/http/with-conventions";
+import { createServices } from "../../src/services";
 import { queueFunctions } from "../../src/triggers/queue-functions";
 import { routes } from "../../src/triggers/routes";
 
@@ -39,30 +42,55 @@ interface Registration {
   options: Record<string, unknown>;
 }
 
+/** Requires every entry point, noting what it registers with @azure/functions. */
+function requireEntries(registered: Registration[]): void {
+  const functions = require("@azure/functions") as typeof import("@azure/functions");
+  jest.spyOn(functions.app, "http").mockImplementation((name, options) => {
+    registered.push({ kind: "http", name, options: options as unknown as Record<string, unknown> });
+  });
+  jest.spyOn(functions.app, "storageQueue").mockImplementation((name, options) => {
+    registered.push({
+      kind: "storageQueue",
+      name,
+      options: options as unknown as Record<string, unknown>,
+    });
+  });
+  for (const entry of entryPoints()) require(entry);
+}
+
+function setEnv(env: Record<string, string>): void {
+  for (const key of Object.keys(validEnv)) delete process.env[key];
+  Object.assign(process.env, env);
+}
+
 function loadEntry(env: Record<string, string>): { registered: Registration[] } {
   const saved = { ...process.env };
   const registered: Registration[] = [];
   try {
-    for (const key of Object.keys(validEnv)) delete process.env[key];
-    Object.assign(process.env, env);
-    jest.isolateModules(() => {
-      const functions = require("@azure/functions") as typeof import("@azure/functions");
-      jest.spyOn(functions.app, "http").mockImplementation((name, options) => {
-        registered.push({ kind: "http", name, options: options as unknown as Record<string, unknown> });
-      });
-      jest.spyOn(functions.app, "storageQueue").mockImplementation((name, options) => {
-        registered.push({
-          kind: "storageQueue",
-          name,
-          options: options as unknown as Record<string, unknown>,
-        });
-      });
-      for (const entry of entryPoints()) require(entry);
-    });
+    setEnv(env);
+    jest.isolateModules(() => requireEntries(registered));
   } finally {
     process.env = saved;
   }
   return { registered };
+}
+
+/**
+ * Loads the entry points and runs `use` with what they registered, in one module registry (as one
+ * Node process has), so that what a handler requires later is the modules the entry points loaded.
+ */
+async function withEntry(env: Record<string, string>, use: (registered: Registration[]) => Promise<void>) {
+  const saved = { ...process.env };
+  try {
+    setEnv(env);
+    await jest.isolateModulesAsync(async () => {
+      const registered: Registration[] = [];
+      requireEntries(registered);
+      await use(registered);
+    });
+  } finally {
+    process.env = saved;
+  }
 }
 
 describe("the built entry points", () => {
@@ -111,6 +139,53 @@ describe("the built entry points", () => {
         authLevel: route.authLevel,
       });
     }
+  });
+
+  describe("a route's handler, the route table loaded with the first request", () => {
+    type Handler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
+    const PROFILE = "https://twins.azurewebsites.net/authenticationProfiles/bad!name?api-version=2026-11-01";
+    const requests: Record<string, () => HttpRequest> = {
+      "authenticationProfiles-get": () =>
+        new HttpRequest({ method: "GET", url: PROFILE, params: { authenticationProfileName: "bad!name" } }),
+      "authenticationProfiles-put": () =>
+        new HttpRequest({
+          method: "PUT",
+          url: PROFILE.replace("bad!name", "good"),
+          params: { authenticationProfileName: "good" },
+          headers: { "content-type": "application/json" },
+          body: { string: JSON.stringify({ authenticationProfileContent: 5, extra: true }) },
+        }),
+    };
+    /** What a response says, less the ids made fresh for each request. */
+    const said = (response: HttpResponseInit) => {
+      const {
+        "x-ms-request-id": _id,
+        "x-ms-correlation-request-id": _correlation,
+        ...headers
+      } = response.headers as Record<string, string>;
+      return { status: response.status, headers, jsonBody: response.jsonBody };
+    };
+
+    it("answers as the table's route does, word for word (400s before any backing service)", async () => {
+      const services = createServices(loadConfig(validEnv));
+      const expected: Record<string, ReturnType<typeof said>> = {};
+      for (const [name, request] of Object.entries(requests)) {
+        const route = routes.find((candidate) => candidate.name === name);
+        if (route === undefined) throw new Error(name);
+        expected[name] = said(
+          await withHttpConventions(route, () => services)(request(), new InvocationContext()),
+        );
+        expect(expected[name]?.status).toBe(400);
+      }
+      await withEntry(validEnv, async (registered) => {
+        for (const [name, request] of Object.entries(requests)) {
+          const handler = registered.find((entry) => entry.name === name)?.options.handler as Handler;
+          expect(said(await handler(request(), new InvocationContext()))).toEqual(expected[name]);
+          // The same handler answers again the same way, the table now loaded.
+          expect(said(await handler(request(), new InvocationContext()))).toEqual(expected[name]);
+        }
+      });
+    });
   });
 
   describe("405 for the methods a route template does not take", () => {
