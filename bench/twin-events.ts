@@ -11,8 +11,9 @@ export function benchInstance(name: string): string {
   });
 }
 
-export function makeEvents(count: number, prefix: string): CloudEvent[] {
-  return Array.from({ length: count }, (_, index) => ({
+/** `count` events with ids `${prefix}-${first}` onwards. */
+export function makeEvents(count: number, prefix: string, first = 0): CloudEvent[] {
+  return Array.from({ length: count }, (_, offset) => first + offset).map((index) => ({
     id: `${prefix}-${index}`,
     source: "/bench/twins",
     specversion: "1.0",
