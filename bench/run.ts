@@ -45,6 +45,7 @@ const SOAK = {
   eventsPerSecond: positiveInteger("BENCH_SOAK_RATE", 2000),
   window: positiveInteger("BENCH_SOAK_WINDOW", 10000),
   timeoutSeconds: positiveInteger("BENCH_SOAK_TIMEOUT_SECONDS", 30),
+  ...(process.env.BENCH_SOAK_TIMELINE && { timelineFile: process.env.BENCH_SOAK_TIMELINE }),
 };
 const HTTP = {
   requests: positiveInteger("BENCH_HTTP_REQUESTS", 2000),

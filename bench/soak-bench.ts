@@ -1,9 +1,10 @@
+import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import { countArrivals } from "./arrivals";
 import { BENCH_FUNCTION_KEY, type BenchStack } from "./local-stack";
 import { sampleStack } from "./process-sampler";
-import { type SoakWindow, soakWindows } from "./soak-windows";
+import { type SoakWindow, soakTimeline, soakWindows } from "./soak-windows";
 import type { SoakJob, SoakResult } from "./soak-worker";
 import { benchInstance, createTopicEndpoint } from "./twin-events";
 
@@ -16,6 +17,8 @@ export interface SoakSizes {
   window: number;
   /** An ingest request without an answer by then counts as unanswered. */
   timeoutSeconds: number;
+  /** Where to write the soak second by second (JSON lines), if anywhere. */
+  timelineFile?: string;
 }
 
 export interface SoakRun {
@@ -29,12 +32,10 @@ export interface SoakRun {
   driverBusy: number;
 }
 
-function runSoakWorker(job: SoakJob): Promise<SoakResult & { busy: number }> {
+function runSoakWorker(job: SoakJob): Promise<SoakResult> {
   const worker = new Worker(path.join(__dirname, "soak-worker.js"), { workerData: job });
   return new Promise((resolve, reject) => {
-    worker.once("message", (result: SoakResult) => {
-      resolve({ ...result, busy: worker.performance.eventLoopUtilization().utilization });
-    });
+    worker.once("message", resolve);
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`the soak worker exited with ${code}`)));
   });
@@ -75,8 +76,13 @@ export async function benchSoak(stack: BenchStack, sizes: SoakSizes): Promise<So
       const index = Number(id.slice("soak-".length));
       enqueuedAt[index] ??= at;
     }
+    const timings = { ...sizes, ...result, enqueuedAt, samples: sampler.stop() };
+    if (sizes.timelineFile !== undefined) {
+      const lines = soakTimeline(timings).map((second) => JSON.stringify(second));
+      writeFileSync(sizes.timelineFile, `${lines.join("\n")}\n`);
+    }
     return {
-      windows: soakWindows({ ...sizes, ...result, enqueuedAt, samples: sampler.stop() }),
+      windows: soakWindows(timings),
       requests: result.sentAt.length,
       failures: result.failures,
       delivered: enqueuedAt.filter((at) => at !== undefined).length,

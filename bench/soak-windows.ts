@@ -79,3 +79,42 @@ export function soakWindows(timings: SoakTimings): SoakWindow[] {
   }
   return windows;
 }
+
+/** One second of the soak: its requests' answers next to what the stack did in that second. */
+export interface SoakSecond {
+  second: number;
+  sent: number;
+  unanswered: number;
+  p99: number;
+  max: number;
+  hostLoopDelayMaxMs: number;
+  storageCpu: number;
+  storageRssMb: number;
+}
+
+/** The soak second by second (by when each request was sent), for finding where a slow window came from. */
+export function soakTimeline(timings: SoakTimings): SoakSecond[] {
+  const start = timings.sentAt[0];
+  if (start === undefined) return [];
+  const seconds: { answers: number[]; sent: number }[] = [];
+  for (const [index, at] of timings.sentAt.entries()) {
+    const second = Math.floor((at - start) / 1000);
+    seconds[second] ??= { answers: [], sent: 0 };
+    (seconds[second] as { sent: number }).sent++;
+    seconds[second]?.answers.push(timings.answerMs[index] as number);
+  }
+  return [...seconds.entries()].map(([second, slot]) => {
+    const answered = (slot?.answers ?? []).filter(Number.isFinite).sort(ascending);
+    const sample = timings.samples.find((s) => s.at >= start + second * 1000 + 1000);
+    return {
+      second,
+      sent: slot?.sent ?? 0,
+      unanswered: (slot?.answers.length ?? 0) - answered.length,
+      p99: percentile(answered, 0.99),
+      max: answered.at(-1) ?? Number.NaN,
+      hostLoopDelayMaxMs: sample?.hostLoopDelayMaxMs ?? Number.NaN,
+      storageCpu: sample?.childCpu ?? Number.NaN,
+      storageRssMb: sample?.childRssMb ?? Number.NaN,
+    };
+  });
+}

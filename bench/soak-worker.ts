@@ -25,6 +25,8 @@ export interface SoakResult {
   answerMs: number[];
   /** Requests that did not get a 202, by what they got. */
   failures: Record<string, number>;
+  /** Share of the run this thread was busy: near 1 would make the load generator the limit. */
+  busy: number;
 }
 
 /**
@@ -45,6 +47,7 @@ async function run(job: SoakJob): Promise<SoakResult> {
   };
   const intervalMs = (1000 * job.batch) / job.eventsPerSecond;
   const start = performance.now();
+  const idleBefore = performance.eventLoopUtilization();
   const inFlight: Promise<void>[] = [];
   try {
     for (let index = 0; index < requests; index++) {
@@ -65,7 +68,7 @@ async function run(job: SoakJob): Promise<SoakResult> {
       );
     }
     await Promise.all(inFlight);
-    return { sentAt, answerMs, failures };
+    return { sentAt, answerMs, failures, busy: performance.eventLoopUtilization(idleBefore).utilization };
   } finally {
     client.close();
   }

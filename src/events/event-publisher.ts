@@ -26,7 +26,9 @@ interface PendingWrite {
  *
  * A write still under way after `stallMs` stops holding the others back: the next write starts
  * beside it. A storage request that hangs (the SDK gives up on one after 10 s, then retries) then
- * delays only the requests it carries, not every request of the instance after it.
+ * delays only the requests it carries, not every request of the instance after it. One still under
+ * way after `slowWriteMs` is logged as a warning, so a storage account that stops answering shows
+ * in the logs while the requests wait, not only as slow answers.
  */
 export class EventPublisher {
   private queueReady: Promise<unknown> | undefined;
@@ -38,6 +40,8 @@ export class EventPublisher {
     private readonly queue: QueueClient,
     private readonly now: () => Date = () => new Date(),
     private readonly stallMs = 500,
+    private readonly warn: (message: string) => void = (message) => console.warn(message),
+    private readonly slowWriteMs = 5000,
   ) {}
 
   publish(twinsInstanceId: string, events: CloudEvent[]): Promise<number> {
@@ -69,6 +73,15 @@ export class EventPublisher {
     };
     const stalled = setTimeout(release, this.stallMs);
     stalled.unref();
+    const slow = setTimeout(
+      () =>
+        this.warn(
+          `Storing ${next.events.length} event(s) of ${twinsInstanceId} on queue '${this.queue.name}' has taken ` +
+            `${this.slowWriteMs / 1000} s and is not done: ${next.settle.length} ingest request(s) wait for Azure Storage.`,
+        ),
+      this.slowWriteMs,
+    );
+    slow.unref();
     this.write(twinsInstanceId, next)
       .then(
         () => {
@@ -81,6 +94,7 @@ export class EventPublisher {
       )
       .finally(() => {
         clearTimeout(stalled);
+        clearTimeout(slow);
         release();
       });
   }

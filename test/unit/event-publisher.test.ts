@@ -11,6 +11,7 @@ function event(id: string): CloudEvent {
 function heldQueue() {
   const sent: { text: string; finish(error?: Error): void }[] = [];
   const queue = {
+    name: "twin-events",
     createIfNotExists: async () => ({}),
     sendMessage: (text: string) =>
       new Promise((resolve, reject) => {
@@ -96,6 +97,32 @@ describe("EventPublisher (group commit per instance)", () => {
     await expect(later).resolves.toBe(1);
     sent[0]?.finish();
     await expect(stuck).resolves.toBe(1);
+  });
+
+  it("warns once about a write still under way after slowWriteMs, naming what waits, and not about quick ones", async () => {
+    const { queue, sent } = heldQueue();
+    const warnings: string[] = [];
+    const publisher = new EventPublisher(
+      queue,
+      () => new Date(),
+      10,
+      (message) => warnings.push(message),
+      40,
+    );
+    const quick = publisher.publish("/i/quick", [event("q")]);
+    await tick();
+    sent[0]?.finish();
+    await quick;
+    const slow = publisher.publish("/i/slow", [event("1"), event("2")]);
+    await tick();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("2 event(s) of /i/slow on queue 'twin-events'");
+    expect(warnings[0]).toContain("1 ingest request(s) wait");
+    sent[1]?.finish();
+    await expect(slow).resolves.toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(warnings).toHaveLength(1);
   });
 
   it("stamps a coalesced message with its earliest arrival, so the delivery TTL is never extended", async () => {
