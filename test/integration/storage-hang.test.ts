@@ -28,27 +28,23 @@ function event(id: string): CloudEvent {
   return { id, source: "/s", specversion: "1.0", type: "t", data: { id } };
 }
 
-/** The service's own client (src/store/queue-service.ts), through the relay, with short tries so the test is quick. */
+/** The service's own client (src/store/queue-service.ts) through the relay; a short deadline keeps the test quick. */
 function publisherThroughRelay(warnings: string[]) {
   const viaRelay = direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`);
   const service = createQueueServiceClient({ AzureWebJobsStorage: viaRelay } as AppConfig, {
-    retryOptions: { maxTries: 2, tryTimeoutInMs: 1000, retryDelayInMs: 100 },
+    retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 },
   });
   const queue = service.getQueueClient(`hang-${randomUUID().slice(0, 8)}`);
-  return {
-    queue,
-    publisher: new EventPublisher(
-      queue,
-      () => new Date(),
-      500,
-      (m) => warnings.push(m),
-      300,
-    ),
+  const timings = {
+    warn: (message: string) => warnings.push(message),
+    slowWriteMs: 300,
+    writeTimeoutMs: 1500,
   };
+  return { queue, publisher: new EventPublisher(queue, () => new Date(), 500, timings) };
 }
 
 describe("ingest against a storage account that stops answering", () => {
-  it("warns while the write waits, fails it with a 503 once the client's tries time out, and recovers", async () => {
+  it("warns while the write waits, fails it with a 503 at its deadline, and writes again once storage answers", async () => {
     const warnings: string[] = [];
     const { queue, publisher } = publisherThroughRelay(warnings);
     await expect(publisher.publish("/i/hang", [event("before")])).resolves.toBe(1);
@@ -63,8 +59,8 @@ describe("ingest against a storage account that stops answering", () => {
     );
     const waitedMs = performance.now() - started;
     expect(thrown).toBeInstanceOf(ServiceUnavailable);
-    // Two tries of 1 s and a short retry delay: bounded, not a hang (generous for a slow machine).
-    expect(waitedMs).toBeGreaterThanOrEqual(1900);
+    // The storage SDK alone would wait as long as the connection stays open; the deadline ends it.
+    expect(waitedMs).toBeGreaterThanOrEqual(1400);
     expect(waitedMs).toBeLessThan(20_000);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("2 event(s) of /i/hang");
@@ -80,7 +76,11 @@ describe("ingest against a storage account that stops answering", () => {
         (JSON.parse(Buffer.from(item.messageText, "base64").toString("utf8")) as { events: { id: string }[] })
           .events,
     );
-    expect(ids.map((e) => e.id)).toEqual(["before", "after"]);
+    // The abandoned write may still land when the service wakes (its 503 promised nothing either
+    // way: the device's retry makes it at least once), but whole, never in part.
+    const stored = ids.map((e) => e.id);
+    expect(stored.filter((id) => !id.startsWith("during"))).toEqual(["before", "after"]);
+    expect([[], ["during-1", "during-2"]]).toContainEqual(stored.filter((id) => id.startsWith("during")));
     await peek.delete();
   });
 

@@ -102,13 +102,10 @@ describe("EventPublisher (group commit per instance)", () => {
   it("warns once about a write still under way after slowWriteMs, naming what waits, and not about quick ones", async () => {
     const { queue, sent } = heldQueue();
     const warnings: string[] = [];
-    const publisher = new EventPublisher(
-      queue,
-      () => new Date(),
-      10,
-      (message) => warnings.push(message),
-      40,
-    );
+    const publisher = new EventPublisher(queue, () => new Date(), 10, {
+      warn: (message) => warnings.push(message),
+      slowWriteMs: 40,
+    });
     const quick = publisher.publish("/i/quick", [event("q")]);
     await tick();
     sent[0]?.finish();
