@@ -118,13 +118,20 @@ export class EventPublisher {
 
   private async write(twinsInstanceId: string, batch: PendingWrite): Promise<void> {
     const messages = packEncodedEvents({ twinsInstanceId, receivedAt: batch.receivedAt }, batch.events);
-    const abortSignal = AbortSignal.timeout(this.writeTimeoutMs);
+    // One deadline for the write, a signal per call: the SDK hangs listeners on the signal it is
+    // given, and a write of many messages would pile them on one (a MaxListenersExceededWarning).
+    const deadline = performance.now() + this.writeTimeoutMs;
+    const abortSignal = () => AbortSignal.timeout(Math.max(0, Math.round(deadline - performance.now())));
     // Created once per process; a failed attempt is forgotten so the next request tries again.
-    this.queueReady ??= this.queue.createIfNotExists({ abortSignal }).catch((error: unknown) => {
-      this.queueReady = undefined;
-      throw error;
-    });
+    this.queueReady ??= this.queue
+      .createIfNotExists({ abortSignal: abortSignal() })
+      .catch((error: unknown) => {
+        this.queueReady = undefined;
+        throw error;
+      });
     await this.queueReady;
-    await Promise.all(messages.map((message) => this.queue.sendMessage(message, { abortSignal })));
+    await Promise.all(
+      messages.map((message) => this.queue.sendMessage(message, { abortSignal: abortSignal() })),
+    );
   }
 }

@@ -84,6 +84,15 @@ describe("ingest against a storage account that stops answering", () => {
     await peek.delete();
   });
 
+  it("writes many messages in one write, each on the queue", async () => {
+    const { queue, publisher } = publisherThroughRelay([]);
+    // 16 events of ~40 KB: one queue message each, all in one write.
+    const big = Array.from({ length: 16 }, (_, i) => ({ ...event(`big-${i}`), data: "x".repeat(40_000) }));
+    await expect(publisher.publish("/i/big", big)).resolves.toBe(16);
+    expect((await queue.getProperties()).approximateMessagesCount).toBe(16);
+    await queue.delete();
+  });
+
   it("a write that answers within the warning time logs nothing", async () => {
     const warnings: string[] = [];
     const { queue, publisher } = publisherThroughRelay(warnings);
