@@ -2,8 +2,9 @@ import type { CloudEvent } from "../src/events/cloud-event";
 
 /** The bench's twin events and how it posts them: no stack imports, so the ingest driver process stays small. */
 
-export function makeEvents(count: number, prefix: string): CloudEvent[] {
-  return Array.from({ length: count }, (_, index) => ({
+/** `count` events with ids `${prefix}-${first}` onwards. */
+export function makeEvents(count: number, prefix: string, first = 0): CloudEvent[] {
+  return Array.from({ length: count }, (_, offset) => first + offset).map((index) => ({
     id: `${prefix}-${index}`,
     source: "/bench/twins",
     specversion: "1.0",

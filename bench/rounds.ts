@@ -41,13 +41,20 @@ export function formatRange(values: readonly number[], format: (value: number) =
   return low === high ? low : `${low} – ${high}`;
 }
 
-/** Whether a goal holds in every finished round, in some, or none: "met", "met in 2 of 3", "NOT met". */
-export function goalVerdict(values: readonly number[], holds: (value: number) => boolean): string {
+/**
+ * Whether a goal holds in every finished round, in some, or none: "met", "met in 2 of 3 rounds",
+ * "NOT met". `unit` names what the values are when they are not rounds (e.g. a soak's windows).
+ */
+export function goalVerdict(
+  values: readonly number[],
+  holds: (value: number) => boolean,
+  unit = "rounds",
+): string {
   const finite = values.filter(Number.isFinite);
   if (finite.length === 0) return "not measured";
   const met = finite.filter(holds).length;
   if (met === finite.length) return "met";
-  return met === 0 ? "NOT met" : `met in ${met} of ${finite.length} rounds`;
+  return met === 0 ? "NOT met" : `met in ${met} of ${finite.length} ${unit}`;
 }
 
 /** The lines that say which rounds errored, for the report under a table; empty when none did. */

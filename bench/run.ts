@@ -14,12 +14,14 @@ import { type IngestDriver, spawnIngestDriver } from "./ingest-driver";
 import { benchLatency } from "./latency-bench";
 import { BENCH_FUNCTION_KEY, startBenchStack } from "./local-stack";
 import { printDelivery, printFanOut, printLatency } from "./report";
+import { benchSoak } from "./soak-bench";
+import { printSoak } from "./soak-report";
 
 /**
  * `npm run bench`: each figure of the project's performance goals next to its baseline, as ranges
  * over several rounds (a round that fails is reported). A benchmark, not a test: it reports, and
  * fails only if it cannot run. Sizes come from the environment (see docs/performance.md);
- * BENCH_ONLY=cosmos,http,auth,delivery,fanout,latency,coldstart runs some parts.
+ * BENCH_ONLY=cosmos,http,auth,delivery,fanout,latency,soak,coldstart runs some parts.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
@@ -45,6 +47,14 @@ const LATENCY = {
   seconds: positiveInteger("BENCH_LATENCY_SECONDS", 10),
   rounds: ROUNDS,
 };
+const SOAK = {
+  events: positiveInteger("BENCH_SOAK_EVENTS", 250000),
+  batch: positiveInteger("BENCH_SOAK_BATCH", 20),
+  eventsPerSecond: positiveInteger("BENCH_SOAK_RATE", 2000),
+  window: positiveInteger("BENCH_SOAK_WINDOW", 10000),
+  timeoutSeconds: positiveInteger("BENCH_SOAK_TIMEOUT_SECONDS", 30),
+  ...(process.env.BENCH_SOAK_TIMELINE && { timelineFile: process.env.BENCH_SOAK_TIMELINE }),
+};
 const HTTP = {
   requests: positiveInteger("BENCH_HTTP_REQUESTS", 4000),
   creates: positiveInteger("BENCH_HTTP_CREATES", 300),
@@ -63,7 +73,7 @@ const COSMOS = {
   concurrencies: positiveIntegers("BENCH_COSMOS_CONCURRENCY", [1, 16]),
   rounds: ROUNDS,
 };
-const PARTS = ["cosmos", "http", "auth", "delivery", "fanout", "latency", "coldstart"];
+const PARTS = ["cosmos", "http", "auth", "delivery", "fanout", "latency", "soak", "coldstart"];
 const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
 
 /** Before the stack starts: two Cosmos servers of its own, and nothing else running beside them. */
@@ -138,6 +148,14 @@ async function main(): Promise<void> {
       );
       printLatency(await benchLatency(stack, LATENCY));
       report("latency");
+    }
+    if (ONLY.has("soak")) {
+      console.log("");
+      console.log(
+        `Soak: ${SOAK.events.toLocaleString("en-US")} events through the same stack, ${SOAK.batch} per ingest request at ${SOAK.eventsPerSecond.toLocaleString("en-US")} events/s (open loop, one instance, one endpoint); ingest answer times per ${SOAK.window.toLocaleString("en-US")} events, a request unanswered after ${SOAK.timeoutSeconds} s counted as such.`,
+      );
+      printSoak(await benchSoak(stack, SOAK), SOAK.window);
+      report("soak");
     }
     if (ONLY.has("coldstart")) {
       console.log("");

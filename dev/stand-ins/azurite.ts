@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import * as path from "node:path";
+import { projectRoot } from "../local-paths";
 import { waitForPort } from "../ports";
 
 /** Azurite's published development account; a well-known key, not a secret. */
@@ -39,6 +40,18 @@ function azuriteScript(service: "blob" | "queue"): string {
   return path.join(path.dirname(require.resolve("azurite/package.json")), "dist", "src", service, "main.js");
 }
 
+/** Run before Azurite in its processes (built: children run compiled, also when this runs from source). */
+function preloadScript(): string {
+  const builtDir = __filename.endsWith(".js")
+    ? __dirname
+    : path.join(projectRoot(), "dist", "dev", "stand-ins");
+  return path.join(builtDir, "azurite-preload.js");
+}
+
+function preloadOption(): string {
+  return `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(preloadScript())}`.trim();
+}
+
 function stopProcess(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -51,7 +64,11 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts Azurite's blob and queue services as child processes and waits until both listen. */
+/**
+ * Starts Azurite's blob and queue services as child processes and waits until both listen, each
+ * with its extent garbage collection made cheap (azurite-extent-gc.ts): as Azurite ships, it
+ * stops answering for seconds once thousands of queue messages have come and gone in a minute.
+ */
 export async function startAzurite(options: AzuriteOptions): Promise<RunningAzurite> {
   const common = ["--silent", "--skipApiVersionCheck", "--loose", "--disableTelemetry"];
   const storage = (service: string) => {
@@ -64,7 +81,8 @@ export async function startAzurite(options: AzuriteOptions): Promise<RunningAzur
     spawn(
       process.execPath,
       [azuriteScript(service), hostFlag, "127.0.0.1", portFlag, String(port), ...storage(service), ...common],
-      { stdio: options.stdio ?? "inherit" },
+      // Through NODE_OPTIONS, not the command line: the process is still named by Azurite's script.
+      { stdio: options.stdio ?? "inherit", env: { ...process.env, NODE_OPTIONS: preloadOption() } },
     );
   const processes = [
     launch("blob", "--blobPort", "--blobHost", options.blobPort),

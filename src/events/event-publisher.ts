@@ -11,6 +11,16 @@ interface PendingWrite {
   settle: { resolve(): void; reject(error: unknown): void }[];
 }
 
+/** How long a write may take before it is logged, and before it is abandoned. */
+export interface PublisherTimings {
+  /** Logs a warning about a write still under way. Default console.warn. */
+  warn?: (message: string) => void;
+  /** Default 5 s. */
+  slowWriteMs?: number;
+  /** Default 20 s: a device's request gets its 503 while it is still waiting for an answer. */
+  writeTimeoutMs?: number;
+}
+
 /**
  * Puts ingested events durably on the twin-events queue, split into messages under the queue's
  * 64 KiB limit. Resolves only when every message holding the request's events is stored: that is
@@ -25,8 +35,11 @@ interface PendingWrite {
  * write fails every request whose events it carried; none of them is acknowledged.
  *
  * A write still under way after `stallMs` stops holding the others back: the next write starts
- * beside it. A storage request that hangs (the SDK gives up on one after 10 s, then retries) then
- * delays only the requests it carries, not every request of the instance after it.
+ * beside it, so a storage request that hangs delays only the requests it carries. One still under
+ * way after `slowWriteMs` is logged as a warning, and one not done after `writeTimeoutMs` is
+ * abandoned and fails its requests (a 503 to retry). The storage SDK would not give up by itself:
+ * its `tryTimeoutInMs` only asks the service to (a `timeout` URL parameter), so against a service
+ * that answers nothing at all a call waits as long as the connection stays open.
  *
  * A write of more than a few events' JSON goes out compressed (queue-texts.ts): one message then
  * holds several times as many events.
@@ -36,12 +49,20 @@ export class EventPublisher {
   /** Instances with a write under way that has not yet taken `stallMs`. */
   private readonly writing = new Set<string>();
   private readonly pending = new Map<string, PendingWrite>();
+  private readonly warn: (message: string) => void;
+  private readonly slowWriteMs: number;
+  private readonly writeTimeoutMs: number;
 
   constructor(
     private readonly queue: QueueClient,
     private readonly now: () => Date = () => new Date(),
     private readonly stallMs = 500,
-  ) {}
+    timings: PublisherTimings = {},
+  ) {
+    this.warn = timings.warn ?? ((message) => console.warn(message));
+    this.slowWriteMs = timings.slowWriteMs ?? 5000;
+    this.writeTimeoutMs = timings.writeTimeoutMs ?? 20_000;
+  }
 
   publish(twinsInstanceId: string, events: CloudEvent[]): Promise<number> {
     return new Promise<number>((resolve, reject) => {
@@ -72,6 +93,15 @@ export class EventPublisher {
     };
     const stalled = setTimeout(release, this.stallMs);
     stalled.unref();
+    const slow = setTimeout(
+      () =>
+        this.warn(
+          `Storing ${next.events.length} event(s) of ${twinsInstanceId} on queue '${this.queue.name}' has taken ` +
+            `${this.slowWriteMs / 1000} s and is not done: ${next.settle.length} ingest request(s) wait for Azure Storage.`,
+        ),
+      this.slowWriteMs,
+    );
+    slow.unref();
     this.write(twinsInstanceId, next)
       .then(
         () => {
@@ -84,18 +114,27 @@ export class EventPublisher {
       )
       .finally(() => {
         clearTimeout(stalled);
+        clearTimeout(slow);
         release();
       });
   }
 
   private async write(twinsInstanceId: string, batch: PendingWrite): Promise<void> {
     const messages = await packQueueTexts({ twinsInstanceId, receivedAt: batch.receivedAt }, batch.events);
+    // One deadline for the write, a signal per call: the SDK hangs listeners on the signal it is
+    // given, and a write of many messages would pile them on one (a MaxListenersExceededWarning).
+    const deadline = performance.now() + this.writeTimeoutMs;
+    const abortSignal = () => AbortSignal.timeout(Math.max(0, Math.round(deadline - performance.now())));
     // Created once per process; a failed attempt is forgotten so the next request tries again.
-    this.queueReady ??= this.queue.createIfNotExists().catch((error: unknown) => {
-      this.queueReady = undefined;
-      throw error;
-    });
+    this.queueReady ??= this.queue
+      .createIfNotExists({ abortSignal: abortSignal() })
+      .catch((error: unknown) => {
+        this.queueReady = undefined;
+        throw error;
+      });
     await this.queueReady;
-    await Promise.all(messages.map((message) => this.queue.sendMessage(message)));
+    await Promise.all(
+      messages.map((message) => this.queue.sendMessage(message, { abortSignal: abortSignal() })),
+    );
   }
 }

@@ -9,12 +9,17 @@ function event(id: string): CloudEvent {
 
 /** A queue whose sendMessage calls wait until the test lets them finish (or fail). */
 function heldQueue() {
-  const sent: { text: string; finish(error?: Error): void }[] = [];
+  const sent: { text: string; signal?: AbortSignal; finish(error?: Error): void }[] = [];
   const queue = {
+    name: "twin-events",
     createIfNotExists: async () => ({}),
-    sendMessage: (text: string) =>
+    sendMessage: (text: string, options?: { abortSignal?: AbortSignal }) =>
       new Promise((resolve, reject) => {
-        sent.push({ text, finish: (error) => (error ? reject(error) : resolve({})) });
+        sent.push({
+          text,
+          ...(options?.abortSignal && { signal: options.abortSignal }),
+          finish: (error) => (error ? reject(error) : resolve({})),
+        });
       }),
   };
   return { queue: queue as unknown as QueueClient, sent };
@@ -96,6 +101,45 @@ describe("EventPublisher (group commit per instance)", () => {
     await expect(later).resolves.toBe(1);
     sent[0]?.finish();
     await expect(stuck).resolves.toBe(1);
+  });
+
+  it("warns once about a write still under way after slowWriteMs, naming what waits, and not about quick ones", async () => {
+    const { queue, sent } = heldQueue();
+    const warnings: string[] = [];
+    const publisher = new EventPublisher(queue, () => new Date(), 10, {
+      warn: (message) => warnings.push(message),
+      slowWriteMs: 40,
+    });
+    const quick = publisher.publish("/i/quick", [event("q")]);
+    await tick();
+    sent[0]?.finish();
+    await quick;
+    const slow = publisher.publish("/i/slow", [event("1"), event("2")]);
+    await tick();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("2 event(s) of /i/slow on queue 'twin-events'");
+    expect(warnings[0]).toContain("1 ingest request(s) wait");
+    sent[1]?.finish();
+    await expect(slow).resolves.toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("gives every storage call of a write its own signal, all aborting at the write's one deadline", async () => {
+    const { queue, sent } = heldQueue();
+    const publisher = new EventPublisher(queue, () => new Date(), 10, { writeTimeoutMs: 60, warn: () => {} });
+    // Three events of ~30 KB: three messages in one write (one shared signal would collect the
+    // SDK's abort listeners of every call, and a large write set off MaxListenersExceededWarning).
+    const big = [1, 2, 3].map((n) => ({ ...event(String(n)), data: "x".repeat(30_000) }));
+    void publisher.publish("/i/a", big).catch(() => undefined);
+    await tick();
+    expect(sent).toHaveLength(3);
+    const signals = sent.map((write) => write.signal as AbortSignal);
+    expect(new Set(signals).size).toBe(3);
+    expect(signals.some((signal) => signal.aborted)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(signals.every((signal) => signal.aborted)).toBe(true);
   });
 
   it("stamps a coalesced message with its earliest arrival, so the delivery TTL is never extended", async () => {

@@ -1,0 +1,12 @@
+import { makeExtentDeletionLinear } from "./azurite-extent-gc";
+
+/**
+ * Loaded (node --require) into Azurite's blob and queue processes before Azurite itself: see
+ * azurite-extent-gc.ts. Without it Azurite still works, with its pauses, so it only says so.
+ */
+if (!makeExtentDeletionLinear()) {
+  console.error(
+    "Azurite: its extent store is not the one dev/stand-ins/azurite-extent-gc.ts patches (another Azurite version?); " +
+      "left as it is: it may stop answering for seconds after thousands of queue messages.",
+  );
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from "node:crypto";
+import { QueueServiceClient } from "@azure/storage-queue";
+import { ServiceUnavailable } from "../../src/common/errors";
+import type { AppConfig } from "../../src/config";
+import type { CloudEvent } from "../../src/events/cloud-event";
+import { EventPublisher } from "../../src/events/event-publisher";
+import { createQueueServiceClient } from "../../src/store/queue-service";
+import { type PausableRelay, startPausableRelay } from "../support/pausable-relay";
+import { sharedStandIns } from "../support/stand-ins-env";
+
+// A storage account that stops answering (Azurite blocked on its event loop did; a real account
+// can be slow): ingest must neither hang silently nor stay wedged. Over the wire, through a relay
+// in front of the shared Azurite that keeps connections open and reads requests but answers nothing.
+
+const direct = sharedStandIns().storageConnectionString;
+const queuePort = Number(/QueueEndpoint=http:\/\/127\.0\.0\.1:(\d+)\//.exec(direct)?.[1]);
+let relay: PausableRelay;
+
+beforeAll(async () => {
+  relay = await startPausableRelay(queuePort);
+});
+afterAll(async () => {
+  relay.resume();
+  await relay.close();
+});
+
+function event(id: string): CloudEvent {
+  return { id, source: "/s", specversion: "1.0", type: "t", data: { id } };
+}
+
+/** The service's own client (src/store/queue-service.ts) through the relay; a short deadline keeps the test quick. */
+function publisherThroughRelay(warnings: string[]) {
+  const viaRelay = direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`);
+  const service = createQueueServiceClient({ AzureWebJobsStorage: viaRelay } as AppConfig, {
+    retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 },
+  });
+  const queue = service.getQueueClient(`hang-${randomUUID().slice(0, 8)}`);
+  const timings = {
+    warn: (message: string) => warnings.push(message),
+    slowWriteMs: 300,
+    writeTimeoutMs: 1500,
+  };
+  return { queue, publisher: new EventPublisher(queue, () => new Date(), 500, timings) };
+}
+
+describe("ingest against a storage account that stops answering", () => {
+  it("warns while the write waits, fails it with a 503 at its deadline, and writes again once storage answers", async () => {
+    const warnings: string[] = [];
+    const { queue, publisher } = publisherThroughRelay(warnings);
+    await expect(publisher.publish("/i/hang", [event("before")])).resolves.toBe(1);
+    expect(warnings).toEqual([]);
+
+    relay.pause();
+    const started = performance.now();
+    const hung = publisher.publish("/i/hang", [event("during-1"), event("during-2")]);
+    const thrown = await hung.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const waitedMs = performance.now() - started;
+    expect(thrown).toBeInstanceOf(ServiceUnavailable);
+    // The storage SDK alone would wait as long as the connection stays open; the deadline ends it.
+    expect(waitedMs).toBeGreaterThanOrEqual(1400);
+    expect(waitedMs).toBeLessThan(20_000);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("2 event(s) of /i/hang");
+    expect(warnings[0]).toContain(queue.name);
+
+    // Answering again: the instance is not wedged, and what it stores now is on the queue.
+    relay.resume();
+    await expect(publisher.publish("/i/hang", [event("after")])).resolves.toBe(1);
+    const peek = QueueServiceClient.fromConnectionString(direct).getQueueClient(queue.name);
+    const { peekedMessageItems } = await peek.peekMessages({ numberOfMessages: 32 });
+    const ids = peekedMessageItems.flatMap(
+      (item) =>
+        (JSON.parse(Buffer.from(item.messageText, "base64").toString("utf8")) as { events: { id: string }[] })
+          .events,
+    );
+    // The abandoned write may still land when the service wakes (its 503 promised nothing either
+    // way: the device's retry makes it at least once), but whole, never in part.
+    const stored = ids.map((e) => e.id);
+    expect(stored.filter((id) => !id.startsWith("during"))).toEqual(["before", "after"]);
+    expect([[], ["during-1", "during-2"]]).toContainEqual(stored.filter((id) => id.startsWith("during")));
+    await peek.delete();
+  });
+
+  it("writes many messages in one write, each on the queue", async () => {
+    const { queue, publisher } = publisherThroughRelay([]);
+    // 16 events of ~40 KB: one queue message each, all in one write.
+    const big = Array.from({ length: 16 }, (_, i) => ({ ...event(`big-${i}`), data: "x".repeat(40_000) }));
+    await expect(publisher.publish("/i/big", big)).resolves.toBe(16);
+    expect((await queue.getProperties()).approximateMessagesCount).toBe(16);
+    await queue.delete();
+  });
+
+  it("a write that answers within the warning time logs nothing", async () => {
+    const warnings: string[] = [];
+    const { queue, publisher } = publisherThroughRelay(warnings);
+    for (let i = 0; i < 5; i++) await publisher.publish("/i/fast", [event(`fast-${i}`)]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(warnings).toEqual([]);
+    await queue.delete();
+  });
+});

@@ -1,0 +1,68 @@
+import * as net from "node:net";
+
+/**
+ * A TCP relay in front of a stand-in that can stop answering without closing anything: while
+ * paused it still accepts connections and reads what either side sends, but passes nothing on, as
+ * a storage service whose process hangs behaves. Resumed, it passes on what it held, in order.
+ */
+export interface PausableRelay {
+  port: number;
+  pause(): void;
+  resume(): void;
+  /** Connections accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+interface Direction {
+  to: net.Socket;
+  held: Buffer[];
+}
+
+export async function startPausableRelay(targetPort: number): Promise<PausableRelay> {
+  let paused = false;
+  let accepted = 0;
+  const directions = new Set<Direction>();
+  const sockets = new Set<net.Socket>();
+  const forward = (from: net.Socket, to: net.Socket) => {
+    const direction: Direction = { to, held: [] };
+    directions.add(direction);
+    from.on("data", (chunk: Buffer) => {
+      if (paused) direction.held.push(chunk);
+      else to.write(chunk);
+    });
+  };
+  const server = net.createServer((client) => {
+    accepted++;
+    const target = net.connect(targetPort, "127.0.0.1");
+    sockets.add(client).add(target);
+    forward(client, target);
+    forward(target, client);
+    const end = () => {
+      client.destroy();
+      target.destroy();
+      sockets.delete(client);
+      sockets.delete(target);
+    };
+    for (const socket of [client, target]) socket.on("error", end).on("close", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      for (const direction of directions) {
+        const held = direction.held.splice(0);
+        if (!direction.to.destroyed) for (const chunk of held) direction.to.write(chunk);
+      }
+    },
+    connections: () => accepted,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
