@@ -34,7 +34,10 @@ export class LoopbackClient {
       throw new Error(`only http://127.0.0.1 is allowed, not ${url.origin}`);
     }
     this.port = Number(url.port);
-    this.agent = new http.Agent({ keepAlive: true, maxSockets });
+    // With a `timeout` of its own, Node's agent honours the server's `Keep-Alive: timeout=5` hint and
+    // drops an idle socket before the server does; without it, a request may go out on a socket the
+    // server is closing at that moment, and fail with ECONNRESET (seen in the soak part).
+    this.agent = new http.Agent({ keepAlive: true, maxSockets, timeout: timeoutMs });
   }
 
   /** Resolves with the status of any answer; rejects only on a transport error or a timeout. */
