@@ -8,7 +8,7 @@ import {
   startOpenIdIssuer,
 } from "../dev/stand-ins/openid-issuer";
 import { combined, type ServerFigure, whole } from "./http-bench";
-import { type JobProbe, runHttpJob } from "./http-driver";
+import { type HttpDriver, startHttpDriver } from "./http-driver-process";
 import { type ServerProcess, startHostProcess } from "./http-servers";
 import { BENCH_FUNCTION_KEY, type BenchStack } from "./local-stack";
 import { type Rounds, runRounds } from "./rounds";
@@ -62,42 +62,30 @@ interface Measured extends ServerFigure {
   driver: DriverFigure;
 }
 
-/** One slice: GETs of the benchmark's profiles through one host, with both processes' CPU read around it. */
-async function send(host: Host, count: number, concurrency: number): Promise<Measured> {
-  let server = Number.NaN;
-  let driver = process.cpuUsage();
-  let wall = 0;
-  const probe: JobProbe = {
-    started: () => {
-      server = host.server.cpuMicros();
-      driver = process.cpuUsage();
-      wall = performance.now();
-    },
-    finished: () => {
-      server = host.server.cpuMicros() - server;
-      const spent = process.cpuUsage(driver);
-      driver = spent;
-      wall = performance.now() - wall;
-    },
-  };
-  const figure = await runHttpJob(
-    {
-      baseUrl: host.server.baseUrl,
-      method: "GET",
-      pathPrefix: `/authenticationProfiles/${PREFIX}`,
-      modulo: PROFILES,
-      count,
-      concurrency,
-      headers: host.headers,
-      expected: 200,
-    },
-    probe,
-  );
-  const driverMicros = driver.user + driver.system;
+/**
+ * One slice: GETs of the benchmark's profiles through one host, sent by the long-lived driver
+ * process (the HTTP part's), which reads the host's CPU time and its own around the requests.
+ */
+async function send(driver: HttpDriver, host: Host, count: number, concurrency: number): Promise<Measured> {
+  const result = await driver.run({
+    baseUrl: host.server.baseUrl,
+    serverPid: host.server.pid,
+    method: "GET",
+    pathPrefix: `/authenticationProfiles/${PREFIX}`,
+    modulo: PROFILES,
+    count,
+    concurrency,
+    headers: host.headers,
+    expected: 200,
+  });
+  const { figure } = result;
   return {
     ...figure,
-    cpuMicrosPerRequest: server / count,
-    driver: { cpuMicrosPerRequest: driverMicros / count, coreShare: driverMicros / (wall * 1000) },
+    cpuMicrosPerRequest: result.serverMicros / count,
+    driver: {
+      cpuMicrosPerRequest: result.driverMicros / count,
+      coreShare: result.driverMicros / (figure.seconds * 1e6),
+    },
   };
 }
 
@@ -108,14 +96,19 @@ function driverOf(slices: Measured[]): DriverFigure {
   return { cpuMicrosPerRequest: micros / count, coreShare: micros / (wall * 1e6) };
 }
 
-function measure(hosts: Record<Mode, Host>, sizes: AuthBenchSizes): Promise<Rounds<AuthRound>> {
+function measure(
+  driver: HttpDriver,
+  hosts: Record<Mode, Host>,
+  sizes: AuthBenchSizes,
+): Promise<Rounds<AuthRound>> {
   const perSlice = Math.max(1, Math.ceil(sizes.requests / SLICES));
   return runRounds(sizes.rounds, async (round) => {
     const slices: Record<Mode, Measured[]> = { keys: [], entra: [] };
     for (let slice = 0; slice < SLICES; slice++) {
       // ABBA, the other way round every other round: neither host always runs first.
       const order: Mode[] = (slice + round) % 2 === 1 ? ["keys", "entra"] : ["entra", "keys"];
-      for (const mode of order) slices[mode].push(await send(hosts[mode], perSlice, sizes.concurrency));
+      for (const mode of order)
+        slices[mode].push(await send(driver, hosts[mode], perSlice, sizes.concurrency));
     }
     const keys = whole(combined(slices.keys), "keys host");
     const entra = whole(combined(slices.entra), "entra host");
@@ -188,16 +181,21 @@ async function run(stack: BenchStack, issuer: OpenIdIssuer, sizes: AuthBenchSize
         entra: { server: entra, headers: { authorization: `Bearer ${token}` } },
       };
       await prepare(hosts, issuer, ADMIN);
-      for (const mode of ["keys", "entra"] as const)
-        whole(await send(hosts[mode], 500, sizes.concurrency), mode);
-      issuer.resetRequestCounts();
-      const rounds = await measure(hosts, sizes);
-      return {
-        concurrency: sizes.concurrency,
-        goal: AUTH_GOAL,
-        rounds,
-        issuerRequests: issuer.requestCount(),
-      };
+      const driver = await startHttpDriver();
+      try {
+        for (const mode of ["keys", "entra"] as const)
+          whole(await send(driver, hosts[mode], 500, sizes.concurrency), mode);
+        issuer.resetRequestCounts();
+        const rounds = await measure(driver, hosts, sizes);
+        return {
+          concurrency: sizes.concurrency,
+          goal: AUTH_GOAL,
+          rounds,
+          issuerRequests: issuer.requestCount(),
+        };
+      } finally {
+        await driver.stop();
+      }
     } finally {
       await entra.stop();
     }
@@ -210,7 +208,7 @@ async function run(stack: BenchStack, issuer: OpenIdIssuer, sizes: AuthBenchSize
  * GET of a profile under AUTH_MODE=entra next to the same GET under keys: two local hosts, each a
  * child process, on the stack's Cosmos server, one checking the function key and one validating a
  * bearer token from the local issuer (in this process) and the caller's Reader assignment. Same
- * driver (a worker thread of this process), same documents, interleaved slices; per round each
+ * driver (the HTTP part's long-lived driver process), same documents, interleaved slices; per round each
  * host's req/s and CPU per request, and the driver's CPU to show it is not what limits them.
  */
 export async function benchAuth(stack: BenchStack, sizes: AuthBenchSizes): Promise<AuthBenchResult> {

@@ -59,10 +59,9 @@ export function printAuthComparison(result: AuthBenchResult): void {
   for (const line of errors) console.log(line);
   console.log("");
   console.log(
-    "  Both hosts are child processes on the same Cosmos server, driven by one worker thread of the bench;",
+    "  Both hosts are child processes on the same Cosmos server, driven by one long-lived driver process",
   );
   console.log(
-    "  host CPU: the process's user + system time (/proc); driver CPU: the bench process's, which also holds",
+    "  (the HTTP part's); host and driver CPU: each process's own time on a CPU (/proc), read around each slice.",
   );
-  console.log("  the issuer and the idle in-process host, so it bounds the driver's own from above.");
 }

@@ -5,6 +5,7 @@ import type { AppConfig } from "../../src/config";
 import type { CloudEvent } from "../../src/events/cloud-event";
 import { EventPublisher } from "../../src/events/event-publisher";
 import { createQueueServiceClient } from "../../src/store/queue-service";
+import { incompressibleText } from "../support/incompressible";
 import { type PausableRelay, startPausableRelay } from "../support/pausable-relay";
 import { sharedStandIns } from "../support/stand-ins-env";
 
@@ -86,8 +87,11 @@ describe("ingest against a storage account that stops answering", () => {
 
   it("writes many messages in one write, each on the queue", async () => {
     const { queue, publisher } = publisherThroughRelay([]);
-    // 16 events of ~40 KB: one queue message each, all in one write.
-    const big = Array.from({ length: 16 }, (_, i) => ({ ...event(`big-${i}`), data: "x".repeat(40_000) }));
+    // 16 events of ~40 KB that do not compress: one queue message each, all in one write.
+    const big = Array.from({ length: 16 }, (_, i) => ({
+      ...event(`big-${i}`),
+      data: incompressibleText(40_000),
+    }));
     await expect(publisher.publish("/i/big", big)).resolves.toBe(16);
     expect((await queue.getProperties()).approximateMessagesCount).toBe(16);
     await queue.delete();
