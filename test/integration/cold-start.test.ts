@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
+import { LOAD_SETTINGS } from "../support/load-settings";
 
 // A new Functions instance loads every entry point before its first invocation: the Azure SDKs
 // load on first use (src/services.ts), so that load stays small. Each check runs the built code
@@ -7,13 +8,7 @@ import * as path from "node:path";
 const ROOT = path.join(__dirname, "..", "..");
 const DIST = path.join(ROOT, "dist");
 
-const settings = {
-  COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
-  COSMOS_KEY: "key",
-  AzureWebJobsStorage: "UseDevelopmentStorage=true",
-  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
-  AUTH_MODE: "keys",
-};
+const settings = LOAD_SETTINGS;
 /** Callers with Entra ID tokens, as infra/ deploys. */
 const entra = {
   AUTH_MODE: "entra",

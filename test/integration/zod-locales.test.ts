@@ -5,6 +5,7 @@ import { assessmentPutSchema } from "../../src/assessments/assessment-schema";
 import { endpointPutSchema } from "../../src/endpoints/endpoint-schema";
 import { parseOrThrow } from "../../src/http/validation";
 import { profilePutSchema } from "../../src/profiles/profile-schema";
+import { LOAD_SETTINGS } from "../support/load-settings";
 import { thrown } from "../support/thrown";
 
 // The product loads zod's English locale only (src/common/zod-locales-on-demand.ts): a stand-in
@@ -14,13 +15,7 @@ import { thrown } from "../support/thrown";
 const ROOT = path.join(__dirname, "..", "..");
 const DIST = path.join(ROOT, "dist");
 
-const settings = {
-  COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
-  COSMOS_KEY: "key",
-  AzureWebJobsStorage: "UseDevelopmentStorage=true",
-  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
-  AUTH_MODE: "keys",
-};
+const settings = LOAD_SETTINGS;
 
 /** Runs `script` (CommonJS; `dist`, `locales()` and `print()` in scope) in a fresh node; what it printed. */
 function run(script: string): unknown {

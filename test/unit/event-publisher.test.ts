@@ -4,6 +4,18 @@ import type { CloudEvent } from "../../src/events/cloud-event";
 import { EventPublisher } from "../../src/events/event-publisher";
 import { incompressibleText } from "../support/incompressible";
 
+/**
+ * A publisher whose slow-write warning goes nowhere: these tests hold writes open on purpose, and
+ * the warning would otherwise reach the console after the test is done.
+ */
+function quietPublisher(
+  queue: QueueClient,
+  now: () => Date = () => new Date(),
+  stallMs = 500,
+): EventPublisher {
+  return new EventPublisher(queue, now, stallMs, { warn: () => {} });
+}
+
 function event(id: string): CloudEvent {
   return { id, source: "/s", specversion: "1.0", type: "t", data: { id } };
 }
@@ -35,7 +47,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe("EventPublisher (group commit per instance)", () => {
   it("writes an idle instance's request at once, then everything that arrived meanwhile in one message", async () => {
     const { queue, sent } = heldQueue();
-    const publisher = new EventPublisher(queue);
+    const publisher = quietPublisher(queue);
     const first = publisher.publish("/i/a", [event("1")]);
     await tick();
     expect(sent).toHaveLength(1);
@@ -56,7 +68,7 @@ describe("EventPublisher (group commit per instance)", () => {
 
   it("never holds one instance's events back for another's write", async () => {
     const { queue, sent } = heldQueue();
-    const publisher = new EventPublisher(queue);
+    const publisher = quietPublisher(queue);
     void publisher.publish("/i/a", [event("a")]);
     const b = publisher.publish("/i/b", [event("b")]);
     await tick();
@@ -67,7 +79,7 @@ describe("EventPublisher (group commit per instance)", () => {
 
   it("fails every request whose events a failed write carried, and none other", async () => {
     const { queue, sent } = heldQueue();
-    const publisher = new EventPublisher(queue);
+    const publisher = quietPublisher(queue);
     const first = publisher.publish("/i/a", [event("1")]);
     await tick();
     const second = publisher.publish("/i/a", [event("2")]);
@@ -88,7 +100,7 @@ describe("EventPublisher (group commit per instance)", () => {
 
   it("stops holding the instance's requests back for a write that stalls", async () => {
     const { queue, sent } = heldQueue();
-    const publisher = new EventPublisher(queue, () => new Date(), 30);
+    const publisher = quietPublisher(queue, () => new Date(), 30);
     const stuck = publisher.publish("/i/a", [event("1")]);
     await tick();
     const later = publisher.publish("/i/a", [event("2")]);
@@ -146,7 +158,7 @@ describe("EventPublisher (group commit per instance)", () => {
   it("stamps a coalesced message with its earliest arrival, so the delivery TTL is never extended", async () => {
     const { queue, sent } = heldQueue();
     let now = Date.parse("2026-01-01T00:00:00Z");
-    const publisher = new EventPublisher(queue, () => new Date(now));
+    const publisher = quietPublisher(queue, () => new Date(now));
     void publisher.publish("/i/a", [event("1")]);
     await tick();
     now += 1000;
@@ -179,7 +191,7 @@ describe("EventPublisher under hostile interleavings", () => {
         ),
         async (script) => {
           const { queue, sent } = heldQueue();
-          const publisher = new EventPublisher(queue, () => new Date(), 60_000);
+          const publisher = quietPublisher(queue, () => new Date(), 60_000);
           const finished = new Set<number>();
           const failedWrites = new Set<number>();
           const outcome: Promise<"ok" | "failed">[] = [];
