@@ -1,5 +1,4 @@
 import { HttpRequest, type HttpRequestInit } from "@azure/functions";
-import { ReceivedHeaders } from "./received-headers";
 
 /** Any method Fetch accepts: the stand-in for one it refuses. */
 const STAND_IN_METHOD = "OPTIONS";
@@ -36,7 +35,7 @@ class ReceivedRequest {
   ) {}
 
   get headers(): Headers {
-    this.#headers ??= new ReceivedHeaders(this.headerInit) as unknown as Headers;
+    this.#headers ??= new Headers(this.headerInit);
     return this.#headers;
   }
 
