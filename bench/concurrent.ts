@@ -7,11 +7,6 @@ export interface RunFigure {
   perSecond: number;
   /** Failed operations by what they failed with (an HTTP status, or "error: …"). */
   failures: Record<string, number>;
-  /**
-   * Time the main thread (where the host and the raw SDK calls run) was busy, per operation, in
-   * microseconds: event-loop utilization over the run. Set by whoever measured it.
-   */
-  busyMicrosPerOp?: number;
 }
 
 /**
@@ -38,12 +33,4 @@ export async function runConcurrent(
   const seconds = (performance.now() - started) / 1000;
   const failed = Object.values(failures).reduce((sum, n) => sum + n, 0);
   return { count, seconds, perSecond: (count - failed) / seconds, failures };
-}
-
-/** Runs `run` and adds how busy this thread was per operation meanwhile. */
-export async function withBusy(run: () => Promise<RunFigure>): Promise<RunFigure> {
-  const before = performance.eventLoopUtilization();
-  const figure = await run();
-  const { active } = performance.eventLoopUtilization(before);
-  return { ...figure, busyMicrosPerOp: (active * 1000) / figure.count };
 }

@@ -1,5 +1,5 @@
-import * as http from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
+import { LoopbackClient } from "./http-client";
 import { makeEvents } from "./twin-events";
 
 /** The steady multi-event ingest traffic of soak-bench.ts. */
@@ -30,36 +30,13 @@ export interface SoakResult {
 }
 
 /**
- * POSTs on a keep-alive agent that closes an idle connection before the server would: with a
- * `timeout` set, Node's agent honours the server's `Keep-Alive: timeout=5` (the local host's) and
- * drops idle sockets a second early. Without it (bench/http-client.ts's agent) a socket idle for
- * about 5 s can be reused just as the host closes it, and its request fails with ECONNRESET before
- * the host has read it: a race of the client, which the soak would count as an unanswered request.
+ * One ingest POST through the bench's loopback client, whose agent closes an idle connection
+ * before the host would (bench/http-client.ts): its answer time, or the status it got instead.
  */
-function post(agent: http.Agent, job: SoakJob, body: string): Promise<number> {
-  const url = new URL(job.baseUrl);
-  if (url.protocol !== "http:" || url.hostname !== "127.0.0.1") throw new Error("only http://127.0.0.1");
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const headers = { ...job.headers, "content-length": Buffer.byteLength(body) };
-    const request = http.request(
-      { host: "127.0.0.1", port: Number(url.port), method: "POST", path: job.path, headers, agent },
-      (response) => {
-        response.resume();
-        response.on("error", reject);
-        response.on("end", () =>
-          response.statusCode === 202
-            ? resolve(performance.now() - started)
-            : reject(new Error(String(response.statusCode))),
-        );
-      },
-    );
-    request.setTimeout(job.timeoutMs, () =>
-      request.destroy(new Error(`no answer within ${job.timeoutMs} ms`)),
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
+async function post(client: LoopbackClient, job: SoakJob, body: string): Promise<number> {
+  const { status, ms } = await client.request("POST", job.path, { headers: job.headers, body });
+  if (status !== 202) throw new Error(String(status));
+  return ms;
 }
 
 /**
@@ -71,7 +48,7 @@ async function run(job: SoakJob): Promise<SoakResult> {
   const requests = Math.ceil(job.events / job.batch);
   // Enough sockets for every request of the timeout to be in flight at once: the client is never the limit.
   const sockets = Math.ceil((job.eventsPerSecond / job.batch) * (job.timeoutMs / 1000)) + 16;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets, timeout: job.timeoutMs });
+  const client = new LoopbackClient(job.baseUrl, sockets, job.timeoutMs);
   const sentAt: number[] = [];
   const answerMs: number[] = new Array(requests).fill(Number.NaN);
   const failures: Record<string, number> = {};
@@ -91,7 +68,7 @@ async function run(job: SoakJob): Promise<SoakResult> {
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
       sentAt.push(Date.now());
       inFlight.push(
-        post(agent, job, body).then(
+        post(client, job, body).then(
           (ms) => {
             answerMs[index] = ms;
           },
@@ -102,7 +79,7 @@ async function run(job: SoakJob): Promise<SoakResult> {
     await Promise.all(inFlight);
     return { sentAt, answerMs, failures, busy: performance.eventLoopUtilization(idleBefore).utilization };
   } finally {
-    agent.destroy();
+    client.close();
   }
 }
 
