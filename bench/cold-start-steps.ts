@@ -14,7 +14,10 @@ export interface ColdStartSteps {
   zodLoad: number;
   /** of hostLoad: @azure/functions. */
   functionsLoad: number;
-  /** of hostLoad: the queue SDK, which only the local host loads here (its queue trigger). */
+  /**
+   * of hostLoad: the queue SDK, which only the local host loads here (its queue trigger); 0 when it
+   * loaded after listening (the host starts its triggers after the first answer).
+   */
   queueSdkLoad: number;
   /** listening → the first request taken (the driver retries every few ms; the host's event loop may be busy). */
   untilRequest: number;
@@ -40,6 +43,12 @@ function loadMs(trace: ColdStartTrace, name: string): number {
   return load === undefined ? 0 : load.end - load.start;
 }
 
+/** A load that began while the host was loading, before it listened; 0 for one after (or none). */
+function loadBefore(trace: ColdStartTrace, name: string, listening: number): number {
+  const load = trace.loads[name];
+  return load === undefined || load.start >= listening ? 0 : load.end - load.start;
+}
+
 function loadCpu(trace: ColdStartTrace, name: string): number {
   return trace.loads[name]?.cpu ?? 0;
 }
@@ -58,7 +67,7 @@ export function coldStartSteps(trace: ColdStartTrace, spawnAt: number, answeredA
     hostLoad: listening - trace.preload,
     zodLoad: loadMs(trace, "zod"),
     functionsLoad: loadMs(trace, "@azure/functions"),
-    queueSdkLoad: loadMs(trace, "@azure/storage-queue"),
+    queueSdkLoad: loadBefore(trace, "@azure/storage-queue", listening),
     untilRequest: requestIn - listening,
     request: responseOut - requestIn,
     cosmosSdkLoad: loadMs(trace, "@azure/cosmos"),

@@ -20,7 +20,7 @@ import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
 import { isAuthorized, type LocalKeys } from "./key-check";
 import { requestAsReceived } from "./local-request";
-import { type QueueTrigger, startQueueTrigger } from "./queue-trigger";
+import type { QueueTrigger } from "./queue-trigger";
 import { RouteMatcher } from "./route-matcher";
 import { serveBareSocketRequests } from "./socket-requests";
 
@@ -40,7 +40,10 @@ export interface LocalHostOptions {
 }
 
 export interface LocalHost {
-  /** Resolves with the base URL once listening; port 0 picks a free port. */
+  /**
+   * Resolves with the base URL once listening and the queue triggers have started; port 0 picks a
+   * free port. Requests are served from the moment it listens (see startTriggersSoon).
+   */
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -112,6 +115,11 @@ function storageConnectionString(config: Services["config"]): string {
 }
 
 const NO_BODY = Buffer.alloc(0);
+
+/** See startTriggersSoon: long enough for a first request sent as the port opens to be taken first. */
+const TRIGGERS_AFTER_LISTEN_MS = 100;
+/** See startTriggersSoon: a first request that hangs does not keep the queues from being polled. */
+const TRIGGERS_AT_THE_LATEST_MS = 2000;
 
 async function readBody(request: http.IncomingMessage): Promise<Buffer> {
   const declared = request.headers["content-length"];
@@ -300,11 +308,14 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   }
 
   function serve(incoming: http.IncomingMessage, outgoing: http.ServerResponse): void {
-    handle(incoming, outgoing).catch((error: unknown) => {
-      log("error", "host", `unhandled failure: ${(error as Error).message}`);
-      if (!outgoing.headersSent) outgoing.statusCode = 500;
-      outgoing.end();
-    });
+    firstRequestTaken();
+    handle(incoming, outgoing)
+      .catch((error: unknown) => {
+        log("error", "host", `unhandled failure: ${(error as Error).message}`);
+        if (!outgoing.headersSent) outgoing.statusCode = 500;
+        outgoing.end();
+      })
+      .finally(() => firstAnswerSent());
   }
 
   /** A request the parser refused: a 400 in the error shape, with the ids, as any answer. */
@@ -330,10 +341,42 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   serveBareSocketRequests(server, serve, refuse);
 
   let triggers: QueueTrigger[] = [];
+  let firstRequestTaken: () => void = () => undefined;
+  let firstAnswerSent: () => void = () => undefined;
+
+  /**
+   * The queue triggers start once the first request has been answered, or TRIGGERS_AFTER_LISTEN_MS
+   * after listening if none has come by then (TRIGGERS_AT_THE_LATEST_MS if one is taking long). In
+   * Azure the queue listener is the Functions host's own (.NET) and costs the Node worker nothing;
+   * here it is this process's, and loading the queue SDK for it takes 60–90 ms of the one thread.
+   * Started at once, it would hold up the first request, which a cold instance in Azure does not
+   * make wait for it.
+   */
+  function startTriggersSoon(): Promise<void> {
+    if (!options.queues) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      let timer = setTimeout(resolve, TRIGGERS_AFTER_LISTEN_MS);
+      firstRequestTaken = () => {
+        clearTimeout(timer);
+        timer = setTimeout(resolve, TRIGGERS_AT_THE_LATEST_MS);
+        firstRequestTaken = () => undefined;
+      };
+      firstAnswerSent = () => {
+        clearTimeout(timer);
+        // After the answer's own callbacks ('finish'), not in the same turn as its last write.
+        setImmediate(resolve);
+      };
+    }).then(() => {
+      firstRequestTaken = () => undefined;
+      firstAnswerSent = () => undefined;
+      return startTriggers();
+    });
+  }
 
   async function startTriggers(): Promise<void> {
     const queues = options.queues;
     if (!queues) return;
+    const { startQueueTrigger } = await import("./queue-trigger");
     const { config } = options.services;
     for (const definition of queues.functions) {
       triggers.push(
@@ -361,7 +404,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
           resolve(origin);
         });
       });
-      await startTriggers();
+      await startTriggersSoon();
       return url;
     },
     async close() {

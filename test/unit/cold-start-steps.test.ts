@@ -63,6 +63,14 @@ describe("coldStartSteps", () => {
     expect(steps.cosmosRead).toBe(3);
   });
 
+  it("the queue SDK loaded after listening (the triggers start after the first answer) is not part of loading the host", () => {
+    const loads = {
+      ...trace().loads,
+      "@azure/storage-queue": { start: SPAWN + 400, end: SPAWN + 460, cpu: 55 },
+    };
+    expect(coldStartSteps(trace({ loads }), SPAWN, SPAWN + 421).queueSdkLoad).toBe(0);
+  });
+
   it("a package never loaded (the queue SDK in Azure's worker) counts 0 ms", () => {
     const { "@azure/storage-queue": _queue, ...loads } = trace().loads;
     expect(coldStartSteps(trace({ loads }), SPAWN, SPAWN + 421).queueSdkLoad).toBe(0);
