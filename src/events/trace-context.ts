@@ -56,6 +56,13 @@ export function requestTraceContext(traceparent: string | null, tracestate: stri
  */
 export function withTraceContext(event: CloudEvent, request: TraceContext): CloudEvent {
   if (isValidTraceparent(event.traceparent)) return event;
+  // Without either attribute (the usual case), a spread gives the same object as the rest below
+  // (same keys, same order) at a fraction of its cost: V8's object rest runs outside its fast paths.
+  if (!(Object.hasOwn(event, "traceparent") || Object.hasOwn(event, "tracestate"))) {
+    return request.tracestate === undefined
+      ? { ...event, traceparent: request.traceparent }
+      : { ...event, traceparent: request.traceparent, tracestate: request.tracestate };
+  }
   const { traceparent: _invalid, tracestate: _state, ...rest } = event;
   return request.tracestate === undefined
     ? { ...rest, traceparent: request.traceparent }
