@@ -86,6 +86,23 @@ describe("trace context of events", () => {
     });
   });
 
+  it("answers each traceparent for itself, asked again or in turns (the last answer is remembered)", () => {
+    const other = "00-1af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const asked = [VALID, VALID, "00-abc", VALID, other, other, "", VALID, `${VALID} `, VALID];
+    expect(asked.map((value) => traceIdOf(value))).toEqual([
+      "0af7651916cd43dd8448eb211c80319c",
+      "0af7651916cd43dd8448eb211c80319c",
+      undefined,
+      "0af7651916cd43dd8448eb211c80319c",
+      "1af7651916cd43dd8448eb211c80319c",
+      "1af7651916cd43dd8448eb211c80319c",
+      undefined,
+      "0af7651916cd43dd8448eb211c80319c",
+      undefined,
+      "0af7651916cd43dd8448eb211c80319c",
+    ]);
+  });
+
   it("writes the same queue text whichever way the event is copied (keys, order, a __proto__ key)", () => {
     // The event's JSON goes on the queue as is: the copy must keep every other key, in order, and
     // put the trace context last, whether the event had (invalid) trace attributes or none.
