@@ -8,6 +8,7 @@ import type { BenchStack } from "./local-stack";
 import { stackPids } from "./process-cpu";
 import { sendInBatches } from "./raw-sends";
 import { type Rounds, runRounds } from "./rounds";
+import { profiledRun } from "./run-profile";
 import { type TimedRun, timedRun } from "./timed-run";
 import { benchInstance, createTopicEndpoint, makeEvents } from "./twin-events";
 
@@ -65,12 +66,14 @@ async function endToEnd(drive: BenchDrive, round: number, sizes: DeliverySizes):
     const warm = sizes.shape.perRequest;
     await driver.post(instance, warm, `warm-${round}`, sizes.shape);
     await arrivals.until(warm);
-    return await timedRun(
-      [arrivals],
-      sizes.events,
-      warm + sizes.events,
-      () => driver.post(instance, sizes.events, `e2e-${round}`, sizes.shape),
-      pids,
+    return await profiledRun(`end-to-end-${round}`, () =>
+      timedRun(
+        [arrivals],
+        sizes.events,
+        warm + sizes.events,
+        () => driver.post(instance, sizes.events, `e2e-${round}`, sizes.shape),
+        pids,
+      ),
     );
   } finally {
     await arrivals.close();
@@ -103,8 +106,8 @@ async function deliveryRound(drive: BenchDrive, round: number, sizes: DeliverySi
     const ceilingTopic = `bench-ceiling-${round}`;
     const ceilingSender = await openSender(client, ceilingTopic);
     const ceilingEvents = makeEvents(sizes.events, `ceiling-${round}`);
-    const ceiling = await timedToTopic(stack, ceilingTopic, sizes.events, () =>
-      sendInBatches([ceilingSender], ceilingEvents),
+    const ceiling = await profiledRun(`raw-sdk-${round}`, () =>
+      timedToTopic(stack, ceilingTopic, sizes.events, () => sendInBatches([ceilingSender], ceilingEvents)),
     );
     const endToEndRun = first ?? (await endToEnd(drive, round, sizes));
     const perEventTopic = `bench-per-event-${round}`;

@@ -49,7 +49,31 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
 /** An open object (the names seen so far, and the member being read) or array (the item's index). */
-type Frame = { names: Set<string> | undefined; member: string } | { index: number };
+type ObjectFrame = { names: string[] | Set<string> | undefined; member: string };
+type Frame = ObjectFrame | { index: number };
+
+/** Up to this many names an object's are kept in an array (cheaper than a Set for the usual few). */
+const NAMES_IN_ARRAY = 8;
+
+/** Whether the object already has the name; else remembers it. */
+function repeats(frame: ObjectFrame, name: string): boolean {
+  let names = frame.names;
+  if (names === undefined) {
+    frame.names = [name];
+    return false;
+  }
+  if (Array.isArray(names)) {
+    if (names.includes(name)) return true;
+    if (names.length < NAMES_IN_ARRAY) {
+      names.push(name);
+      return false;
+    }
+    names = frame.names = new Set(names);
+  }
+  if (names.has(name)) return true;
+  names.add(name);
+  return false;
+}
 
 /** Walks valid JSON text once, tracking open containers; the first duplicate or over-deep container. */
 function structureProblem(text: string, maxDepth: number): JsonRefusal | undefined {
@@ -61,13 +85,11 @@ function structureProblem(text: string, maxDepth: number): JsonRefusal | undefin
     if (char === QUOTE) {
       const end = closingQuote(text, i);
       if (nameNext) {
-        const frame = frames[frames.length - 1] as { names: Set<string> | undefined; member: string };
+        const frame = frames[frames.length - 1] as ObjectFrame;
         const name = memberName(text, i, end);
-        frame.names ??= new Set();
-        if (frame.names.has(name)) {
+        if (repeats(frame, name)) {
           return { reason: "duplicate-member", pointer: pointerTo(frames.slice(0, -1), name) };
         }
-        frame.names.add(name);
         frame.member = name;
         nameNext = false;
       }

@@ -8,7 +8,7 @@ import { type BackoffPolicy, backoffSeconds } from "./backoff";
 import type { DeadLetterReason, DeadLetterWriter } from "./dead-letter-writer";
 import { type DeliveryCounters, emptyCounters } from "./delivery-counters";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
-import { type DeliveryMessage, deliveryMessageSchema, type RetryState } from "./delivery-message";
+import { type DeliveryMessage, parseDeliveryMessage, type RetryState } from "./delivery-message";
 import { countEvents, endpointAttributes, recordLatency } from "./delivery-metrics";
 import type { DeliveryQueues, PoisonRecord } from "./delivery-queues";
 import type { EndpointSource } from "./endpoint-cache";
@@ -114,7 +114,7 @@ export class TwinEventDelivery {
   /** The message with its events expanded (compressed-events.ts) and checked; poisoned when it is not valid. */
   private async validated(run: Invocation, message: unknown): Promise<DeliveryMessage | undefined> {
     const expanded = await expandCompressedEvents(message);
-    const parsed = expanded.ok ? deliveryMessageSchema.safeParse(expanded.message) : undefined;
+    const parsed = expanded.ok ? parseDeliveryMessage(expanded.message) : undefined;
     if (parsed?.success) return parsed.data;
     const detail =
       parsed === undefined

@@ -17,9 +17,20 @@ const ALL_ZERO = /^0+$/;
 /** The list members' characters; 512 is as long as a receiver has to keep (W3C). */
 const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
 
+/** The last traceparent asked about and its answer: the events of one request or message mostly share one. */
+let lastTraceparent: string | undefined;
+let lastTraceId: string | undefined;
+
 /** The trace id of a valid traceparent (`00-<trace id>-<span id>-<flags>`, neither id all zeros). */
 export function traceIdOf(traceparent: unknown): string | undefined {
   if (typeof traceparent !== "string") return undefined;
+  if (traceparent === lastTraceparent) return lastTraceId;
+  lastTraceparent = traceparent;
+  lastTraceId = parseTraceId(traceparent);
+  return lastTraceId;
+}
+
+function parseTraceId(traceparent: string): string | undefined {
   const match = TRACEPARENT.exec(traceparent);
   if (!match || ALL_ZERO.test(match[1] as string) || ALL_ZERO.test(match[2] as string)) return undefined;
   return match[1];
@@ -56,6 +67,13 @@ export function requestTraceContext(traceparent: string | null, tracestate: stri
  */
 export function withTraceContext(event: CloudEvent, request: TraceContext): CloudEvent {
   if (isValidTraceparent(event.traceparent)) return event;
+  // Without either attribute (the usual case), a spread gives the same object as the rest below
+  // (same keys, same order) at a fraction of its cost: V8's object rest runs outside its fast paths.
+  if (!(Object.hasOwn(event, "traceparent") || Object.hasOwn(event, "tracestate"))) {
+    return request.tracestate === undefined
+      ? { ...event, traceparent: request.traceparent }
+      : { ...event, traceparent: request.traceparent, tracestate: request.tracestate };
+  }
   const { traceparent: _invalid, tracestate: _state, ...rest } = event;
   return request.tracestate === undefined
     ? { ...rest, traceparent: request.traceparent }

@@ -153,6 +153,33 @@ describe("parseStrictJson (properties)", () => {
   });
 });
 
+describe("parseStrictJson (objects of many members)", () => {
+  // Names are kept in an array for small objects and a Set past a few: a repeat must be found on
+  // either side of that switch, in either order, and a large object without one accepted.
+  it("finds a repeat among up to 40 names wherever the two copies are", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ maxLength: 3 }), { minLength: 1, maxLength: 40 }),
+        fc.nat(),
+        fc.nat(),
+        fc.boolean(),
+        (names, pick, at, repeat) => {
+          const members = names.map((name, index) => `${JSON.stringify(name)}:${index}`);
+          const repeated = names[pick % names.length] as string;
+          if (repeat) members.splice(at % (members.length + 1), 0, `${JSON.stringify(repeated)}:-1`);
+          const result = parseStrictJson(`{"outer":{${members.join(",")}}}`);
+          if (!repeat) expect(result.ok).toBe(true);
+          else {
+            const pointer = `/outer/${repeated.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+            expect(result).toEqual({ ok: false, refusal: { reason: "duplicate-member", pointer } });
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 describe("parseStrictJson (cases)", () => {
   it("refuses the bypass of issue 11: a credential hidden by a later copy", () => {
     expect(parseStrictJson('{"conn":{"Password":"hunter2"},"conn":1}')).toEqual({

@@ -86,6 +86,53 @@ describe("trace context of events", () => {
     });
   });
 
+  it("answers each traceparent for itself, asked again or in turns (the last answer is remembered)", () => {
+    const other = "00-1af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const asked = [VALID, VALID, "00-abc", VALID, other, other, "", VALID, `${VALID} `, VALID];
+    expect(asked.map((value) => traceIdOf(value))).toEqual([
+      "0af7651916cd43dd8448eb211c80319c",
+      "0af7651916cd43dd8448eb211c80319c",
+      undefined,
+      "0af7651916cd43dd8448eb211c80319c",
+      "1af7651916cd43dd8448eb211c80319c",
+      "1af7651916cd43dd8448eb211c80319c",
+      undefined,
+      "0af7651916cd43dd8448eb211c80319c",
+      undefined,
+      "0af7651916cd43dd8448eb211c80319c",
+    ]);
+  });
+
+  it("writes the same queue text whichever way the event is copied (keys, order, a __proto__ key)", () => {
+    // The event's JSON goes on the queue as is: the copy must keep every other key, in order, and
+    // put the trace context last, whether the event had (invalid) trace attributes or none.
+    const slowCopy = (value: CloudEvent, request: { traceparent: string; tracestate?: string }) => {
+      const { traceparent: _t, tracestate: _s, ...rest } = value;
+      return { ...rest, ...request };
+    };
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 5 }),
+        fc.constantFrom(undefined, "00-abc", 7),
+        fc.constantFrom(undefined, "o=1"),
+        fc.constantFrom(undefined, "r=2"),
+        (extra, own, ownState, requestState) => {
+          const text = `{"__proto__":1,"id":"e","source":"s",${JSON.stringify(extra).slice(1, -1)}${Object.keys(extra).length > 0 ? "," : ""}"specversion":"1.0","type":"t"}`;
+          const value = JSON.parse(text) as CloudEvent;
+          if (own !== undefined) value.traceparent = own;
+          if (ownState !== undefined) value.tracestate = ownState;
+          const request =
+            requestState === undefined
+              ? { traceparent: VALID }
+              : { traceparent: VALID, tracestate: requestState };
+          expect(JSON.stringify(withTraceContext(value, request))).toBe(
+            JSON.stringify(slowCopy(value, request)),
+          );
+        },
+      ),
+    );
+  });
+
   it("gives an event without one a stable context at delivery, and lists distinct trace ids", () => {
     expect(eventTraceContext(event)).toEqual(eventTraceContext({ ...event }));
     expect(isValidTraceparent(eventTraceContext(event).traceparent)).toBe(true);

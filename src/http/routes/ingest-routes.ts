@@ -10,6 +10,7 @@ import {
   cloudEventSchema,
   MAX_EVENT_ID_LENGTH,
 } from "../../events/cloud-event";
+import { isCloudEventQuick } from "../../events/cloud-event-check";
 import { eventBytes, MAX_EVENT_BYTES } from "../../events/queue-message";
 import {
   eventTraceIds,
@@ -65,7 +66,8 @@ function unsendableId(id: string, index: number): ErrorDetail {
 /** The event (as sent, or with the trace context), or what is wrong with it. */
 function checkEvent(candidate: unknown, index: number, trace?: TraceContext): CloudEvent | ErrorDetail[] {
   try {
-    parseOrThrow(cloudEventSchema, candidate);
+    // The schema's own parse (for its issues) only when the quick check is not sure.
+    if (!isCloudEventQuick(candidate)) parseOrThrow(cloudEventSchema, candidate);
     const event = candidate as CloudEvent;
     if (event.id.length > MAX_EVENT_ID_LENGTH) return [unsendableId(event.id, index)];
     const traced = trace === undefined ? event : withTraceContext(event, trace);
