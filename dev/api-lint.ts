@@ -16,7 +16,7 @@ function packageRoot(): string {
   let directory = __dirname;
   while (!existsSync(join(directory, "redocly.yaml"))) {
     const parent = dirname(directory);
-    if (parent === directory) throw new Error("redocly.yaml not found above " + __dirname);
+    if (parent === directory) throw new Error(`redocly.yaml not found above ${__dirname}`);
     directory = parent;
   }
   return directory;
