@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Container } from "@azure/cosmos";
@@ -5,7 +6,6 @@ import { isAuthorized, type LocalKeys } from "../dev/key-check";
 import { nameKey } from "../src/common/name-key";
 import { formatEtag } from "../src/common/preconditions";
 import { stampSystemData } from "../src/common/system-data";
-import { randomId } from "../src/common/uuid";
 import { loadConfig } from "../src/config";
 import { correlationIdFrom } from "../src/http/with-conventions";
 import type { ProfileDocument } from "../src/profiles/profile-service";
@@ -108,7 +108,7 @@ function write(request: http.IncomingMessage, response: http.ServerResponse, ans
   headers["x-ms-correlation-request-id"] = correlationIdFrom(
     request.headers["x-ms-correlation-request-id"] as string | undefined,
   );
-  headers["x-ms-request-id"] = randomId();
+  headers["x-ms-request-id"] = randomUUID();
   if (body !== undefined) headers["Content-Length"] = String(Buffer.byteLength(body));
   response.writeHead(answer.status, headers);
   response.end(body);

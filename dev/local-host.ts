@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type HttpResponseInit, InvocationContext, type LogHandler } from "@azure/functions";
@@ -7,7 +8,6 @@ import {
   ResourceNotFound,
   Unauthorized,
 } from "../src/common/errors";
-import { randomId } from "../src/common/uuid";
 import { hostAuthLevel } from "../src/http/caller";
 import { headerRecord as responseHeaders } from "../src/http/header-record";
 import { methodNotAllowedHandler } from "../src/http/method-not-allowed";
@@ -220,7 +220,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       ...(body !== undefined && body.length > 0 && { body: { bytes: body } }),
     });
     const context = new InvocationContext({
-      invocationId: randomId(),
+      invocationId: randomUUID(),
       functionName,
       logHandler: logHandlerOf(functionName),
     });

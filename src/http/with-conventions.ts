@@ -1,8 +1,8 @@
+import { randomUUID } from "node:crypto";
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { ANONYMOUS, describePrincipal, type Principal } from "../auth/principal";
 import { describeError } from "../common/describe-error";
 import { redactSecrets } from "../common/redact";
-import { randomId } from "../common/uuid";
 import type { Services } from "../services";
 import { admittedWithoutLookup, authorizeCaller, identifyCaller, type RouteAccess } from "./caller";
 import { errorResponse } from "./errors";
@@ -18,7 +18,7 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The caller's x-ms-correlation-request-id when it is one (a short token), or a new one. */
 export function correlationIdFrom(given: string | null | undefined): string {
-  return typeof given === "string" && CORRELATION_ID.test(given) ? given : randomId();
+  return typeof given === "string" && CORRELATION_ID.test(given) ? given : randomUUID();
 }
 
 function correlationId(request: HttpRequest): string {
@@ -48,7 +48,7 @@ function describeFailure(error: unknown): string {
 export function withHttpConventions(route: ConventionalRoute, services: () => Services): HttpHandler {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const started = Date.now();
-    const requestId = randomId();
+    const requestId = randomUUID();
     const correlation = correlationId(request);
     let response: HttpResponseInit;
     let principal: Principal = ANONYMOUS;
