@@ -68,15 +68,15 @@ export class RouteMatcher {
     const sameLength = this.byLength.get(segments.length);
     if (sameLength === undefined) return { kind: "not-found" };
     const lowered = segments.map((segment) => segment.toLowerCase());
-    let matching: RouteDefinition[] | undefined;
+    const matching: RouteDefinition[] = [];
     for (const compiled of sameLength) {
       if (!literalsMatch(compiled, lowered)) continue;
       if (compiled.route.methods.includes(method as never)) {
         return { kind: "matched", match: { route: compiled.route, params: bind(compiled, segments) } };
       }
-      (matching ??= []).push(compiled.route);
+      matching.push(compiled.route);
     }
-    if (matching === undefined) return { kind: "not-found" };
+    if (matching.length === 0) return { kind: "not-found" };
     return { kind: "method-not-allowed", allowed: methodsOf(matching) };
   }
 }
