@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Container } from "@azure/cosmos";
@@ -6,6 +7,7 @@ import { nameKey } from "../src/common/name-key";
 import { formatEtag } from "../src/common/preconditions";
 import { stampSystemData } from "../src/common/system-data";
 import { loadConfig } from "../src/config";
+import { correlationIdFrom } from "../src/http/with-conventions";
 import type { ProfileDocument } from "../src/profiles/profile-service";
 import { CONTAINERS } from "../src/store/containers";
 import { createCosmosClient } from "../src/store/cosmos-client";
@@ -22,8 +24,10 @@ import { createCosmosClient } from "../src/store/cosmos-client";
  * which only adds to this server's work, so it is kept. The document written and the resource
  * answered are the service's in shape: systemData stamped for the key's caller on a replace, and
  * answered on both (the service answers it, so leaving it out would make this server's answers
- * and writes smaller than the service's). No validation, no conventions, no logging: only the work
- * no server of this document can skip. Settings come from the environment (as the host's do);
+ * and writes smaller than the service's). Its head is the service's, byte for byte but for the ids
+ * and the date: the contract's request id (new) and correlation id (echoed when valid, else new)
+ * on every answer, the same names in the same spelling and order, written with one writeHead. No
+ * validation, no conventions, no logging: only the work no server of this API can skip. Settings come from the environment (as the host's do);
  * it listens on a free port and reports it over IPC: { ready: true, port }.
  */
 
@@ -95,16 +99,18 @@ async function replace(container: Container, id: string, body: string): Promise<
   }
 }
 
-function write(response: http.ServerResponse, answer: Answer): void {
-  response.statusCode = answer.status;
-  if (answer.etag !== undefined) response.setHeader("ETag", formatEtag(answer.etag));
-  if (answer.body === undefined) {
-    response.end();
-    return;
-  }
-  const body = Buffer.from(JSON.stringify(answer.body));
-  response.setHeader("Content-Type", "application/json; charset=utf-8");
-  response.setHeader("Content-Length", body.length);
+/** The answer with the head the service sends (names, spelling and order as the service's). */
+function write(request: http.IncomingMessage, response: http.ServerResponse, answer: Answer): void {
+  const headers: Record<string, string> = {};
+  const body = answer.body === undefined ? undefined : JSON.stringify(answer.body);
+  if (body !== undefined) headers["content-type"] = "application/json; charset=utf-8";
+  if (answer.etag !== undefined) headers.etag = formatEtag(answer.etag);
+  headers["x-ms-correlation-request-id"] = correlationIdFrom(
+    request.headers["x-ms-correlation-request-id"] as string | undefined,
+  );
+  headers["x-ms-request-id"] = randomUUID();
+  if (body !== undefined) headers["Content-Length"] = String(Buffer.byteLength(body));
+  response.writeHead(answer.status, headers);
   response.end(body);
 }
 
@@ -131,10 +137,10 @@ async function main(): Promise<void> {
 
   const server = http.createServer((request, response) => {
     handle(request).then(
-      (answer) => write(response, answer),
+      (answer) => write(request, response, answer),
       (error: unknown) => {
         console.error(`bare server: ${(error as Error).message}`);
-        write(response, { status: 500 });
+        write(request, response, { status: 500 });
       },
     );
   });

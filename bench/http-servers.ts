@@ -89,16 +89,20 @@ async function started(options: SpawnOptions, port: number | undefined): Promise
   }
 }
 
-/** The local Functions host, built (dist/dev/local-host-main.js), on a free port, with these settings. */
+/**
+ * The local Functions host, built (dist/dev/local-host-main.js, or `script`: another build's, for
+ * a side-by-side comparison), on a free port, with these settings.
+ */
 export async function startHostProcess(
   settings: NodeJS.ProcessEnv,
   execArgv: string[] = [],
+  script = path.join(__dirname, "..", "dev", "local-host-main.js"),
 ): Promise<ServerProcess> {
   const port = await freePort();
   const server = await started(
     {
       name: "Functions host",
-      script: path.join(__dirname, "..", "dev", "local-host-main.js"),
+      script,
       env: { ...process.env, ...settings, PORT: String(port) },
       execArgv,
     },
@@ -111,15 +115,16 @@ export async function startHostProcess(
   return server;
 }
 
-/** The bare server (dist/bench/bare-server.js) on a free port, with these settings. */
+/** The bare server (dist/bench/bare-server.js, or `script`: another build's) on a free port, with these settings. */
 export function startBareProcess(
   settings: NodeJS.ProcessEnv,
   execArgv: string[] = [],
+  script = path.join(__dirname, "bare-server.js"),
 ): Promise<ServerProcess> {
   return started(
     {
       name: "bare server",
-      script: path.join(__dirname, "bare-server.js"),
+      script,
       env: { ...process.env, ...settings },
       execArgv,
     },

@@ -57,48 +57,60 @@ export class RouteMatcher {
     for (const sameLength of this.byLength.values()) sameLength.sort((a, b) => b.literals - a.literals);
   }
 
+  /**
+   * The first route (in byLength's order) that matches the path and takes the method; without
+   * one, every method of the routes matching the path. One pass, and no object for a route that is
+   * not chosen: this runs for every request.
+   */
   match(method: string, pathname: string): MatchResult {
-    let segments: string[];
-    try {
-      segments = splitPath(pathname).map((segment) =>
-        segment.includes("%") ? decodeURIComponent(segment) : segment,
-      );
-    } catch {
-      return { kind: "not-found" };
-    }
+    const segments = decodedSegments(pathname);
+    if (segments === undefined) return { kind: "not-found" };
     const sameLength = this.byLength.get(segments.length);
     if (sameLength === undefined) return { kind: "not-found" };
     const lowered = segments.map((segment) => segment.toLowerCase());
-    // Routes that match the path, most literal segments first (as byLength keeps them).
-    const candidates: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
+    const matching: RouteDefinition[] = [];
     for (const compiled of sameLength) {
-      const params = bind(compiled, segments, lowered);
-      if (params !== undefined) candidates.push({ compiled, params });
+      if (!literalsMatch(compiled, lowered)) continue;
+      if (compiled.route.methods.includes(method as never)) {
+        return { kind: "matched", match: { route: compiled.route, params: bind(compiled, segments) } };
+      }
+      matching.push(compiled.route);
     }
-    if (candidates.length === 0) return { kind: "not-found" };
-    const chosen = candidates.find((candidate) => candidate.compiled.route.methods.includes(method as never));
-    if (!chosen) {
-      return {
-        kind: "method-not-allowed",
-        allowed: methodsOf(candidates.map((candidate) => candidate.compiled.route)),
-      };
-    }
-    return { kind: "matched", match: { route: chosen.compiled.route, params: chosen.params } };
+    if (matching.length === 0) return { kind: "not-found" };
+    return { kind: "method-not-allowed", allowed: methodsOf(matching) };
   }
 }
 
-/** The route's parameters from the path's segments (as decoded, and lower-cased), or undefined. */
-function bind(
-  compiled: CompiledRoute,
-  segments: string[],
-  lowered: string[],
-): Record<string, string> | undefined {
+/** The path's non-empty segments, each percent-decoded; undefined when one does not decode. */
+function decodedSegments(pathname: string): string[] | undefined {
+  const segments: string[] = [];
+  for (const segment of pathname.split("/")) {
+    if (segment.length === 0) continue;
+    if (!segment.includes("%")) segments.push(segment);
+    else {
+      try {
+        segments.push(decodeURIComponent(segment));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return segments;
+}
+
+/** Whether every literal segment of the route is the path's (lower-cased) segment there. */
+function literalsMatch(compiled: CompiledRoute, lowered: string[]): boolean {
   const parts = compiled.segments;
-  if (parts.length !== segments.length) return undefined;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as CompiledRoute["segments"][number];
-    if ("literal" in part && part.literal !== lowered[index]) return undefined;
+    if ("literal" in part && part.literal !== lowered[index]) return false;
   }
+  return true;
+}
+
+/** The route's parameters from the path's segments, as decoded. */
+function bind(compiled: CompiledRoute, segments: string[]): Record<string, string> {
+  const parts = compiled.segments;
   const params: Record<string, string> = {};
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as CompiledRoute["segments"][number];

