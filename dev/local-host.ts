@@ -109,8 +109,8 @@ function hasBody(request: http.IncomingMessage): boolean {
   return (declared !== undefined && declared !== "0") || request.headers["transfer-encoding"] !== undefined;
 }
 
+/** The body of a request that has one (hasBody: the caller asks first, and skips this for one without). */
 async function readBody(request: http.IncomingMessage): Promise<Buffer> {
-  if (!hasBody(request)) return NO_BODY;
   const declared = request.headers["content-length"];
   if (Number(declared ?? 0) > MAX_BODY_BYTES) throw new BodyTooLarge();
   // A declared length is what the parser lets through: no limit to watch while reading.
