@@ -27,8 +27,9 @@ import { createCosmosClient } from "../src/store/cosmos-client";
  * and writes smaller than the service's). Its head is the service's, byte for byte but for the ids
  * and the date: the contract's request id (new) and correlation id (echoed when valid, else new)
  * on every answer, the same names in the same spelling and order, written with one writeHead. No
- * validation, no conventions, no logging: only the work no server of this API can skip. Settings come from the environment (as the host's do);
- * it listens on a free port and reports it over IPC: { ready: true, port }.
+ * validation, no conventions, no logging: only the work no server of this API can skip. Settings
+ * come from the environment (as the host's do); it listens on a free port and reports it over IPC:
+ * { ready: true, port }.
  */
 
 const PREFIX = "/authenticationProfiles/";

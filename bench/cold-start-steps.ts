@@ -45,8 +45,8 @@ function loadMs(trace: ColdStartTrace, name: string): number {
 
 /** A load that began while the host was loading, before it listened; 0 for one after (or none). */
 function loadBefore(trace: ColdStartTrace, name: string, listening: number): number {
-  const load = trace.loads[name];
-  return load === undefined || load.start >= listening ? 0 : load.end - load.start;
+  const start = trace.loads[name]?.start;
+  return start === undefined || start >= listening ? 0 : loadMs(trace, name);
 }
 
 function loadCpu(trace: ColdStartTrace, name: string): number {
