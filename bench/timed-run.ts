@@ -1,4 +1,6 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
+import { QUEUE_TRIGGER_RECEIVED } from "../dev/queue-trigger";
 import type { Arrivals } from "./arrivals";
 import { cpuSpent, snapshotCpu, stackPids, threadCpuMs } from "./process-cpu";
 
@@ -14,6 +16,8 @@ export interface TimedRun {
   sendSeconds: number;
   /** Until the first message reached a subscriber. */
   firstArrivalSeconds: number;
+  /** End to end only: until the host's queue trigger first found messages (a poll that got some). */
+  firstPollSeconds?: number;
   /** CPU ms per 1,000 events of every process of the stack (the ingest driver's included). */
   cpu: CpuPerThousand;
   /** The bench process's main thread (the host, or the raw SDK's sender), CPU ms per 1,000 events. */
@@ -41,6 +45,7 @@ export async function timedRun(
   const subscribersBefore = subscribers.map((subscriber) => subscriber.cpuMs());
   const receivedBefore = subscribers.map((subscriber) => subscriber.received());
   const started = performance.now();
+  const firstPoll = firstReceiveAfter(started);
   const firstArrival = Promise.all(
     subscribers.map((subscriber, index) => subscriber.until((receivedBefore[index] ?? 0) + 1)),
   )
@@ -63,12 +68,35 @@ export async function timedRun(
     seconds,
     sendSeconds: (sent - started) / 1000,
     firstArrivalSeconds: ((await firstArrival) - started) / 1000,
+    ...(firstPoll.at() !== undefined && { firstPollSeconds: ((firstPoll.at() as number) - started) / 1000 }),
     cpu: cpuSpent(cpuBefore, snapshotCpu(pids), 5).map(([name, ms]): [string, number] => [
       name,
       perThousand(ms),
     ]),
     mainThreadMs: perThousand(mainMs),
     subscribersMs: perThousand(subscribersMs),
+  };
+}
+
+/**
+ * When the local host's queue trigger (in this process, end to end) first found messages after
+ * `since`, from its diagnostics channel; undefined for a run without it (the raw SDK's).
+ */
+function firstReceiveAfter(since: number): { at(): number | undefined } {
+  let first: number | undefined;
+  const onReceived = (message: unknown) => {
+    const { at } = message as { at: number };
+    if (first === undefined && at >= since) {
+      first = at;
+      unsubscribe(QUEUE_TRIGGER_RECEIVED, onReceived);
+    }
+  };
+  subscribe(QUEUE_TRIGGER_RECEIVED, onReceived);
+  return {
+    at() {
+      unsubscribe(QUEUE_TRIGGER_RECEIVED, onReceived);
+      return first;
+    },
   };
 }
 

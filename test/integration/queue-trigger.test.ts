@@ -1,8 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { InvocationContext } from "@azure/functions";
 import { type QueueClient, QueueServiceClient } from "@azure/storage-queue";
 import type { HostSettings } from "../../dev/host-json";
-import { type QueueTrigger, type QueueTriggerOptions, startQueueTrigger } from "../../dev/queue-trigger";
+import {
+  QUEUE_TRIGGER_RECEIVED,
+  type QueueTrigger,
+  type QueueTriggerOptions,
+  startQueueTrigger,
+} from "../../dev/queue-trigger";
 import { sharedStandIns } from "../support/stand-ins-env";
 import type { LogEntry } from "../support/test-host";
 
@@ -123,6 +129,28 @@ describe("the local queue trigger", () => {
       expirationTime: expect.stringMatching(/\+00:00$/),
       nextVisibleTime: expect.stringMatching(/\+00:00$/),
     });
+  });
+
+  it("notes each poll that found messages on its diagnostics channel, and no empty one", async () => {
+    const notes: { queue: string; messages: number; at: number }[] = [];
+    const onReceived = (note: unknown) => notes.push(note as (typeof notes)[number]);
+    subscribe(QUEUE_TRIGGER_RECEIVED, onReceived);
+    try {
+      let handled = 0;
+      await startTrigger(async () => {
+        handled++;
+      });
+      await sleep(600); // several empty polls first
+      expect(notes.filter((note) => note.queue === queueName)).toEqual([]);
+      const before = performance.now();
+      await Promise.all([1, 2, 3].map((n) => queue.sendMessage(base64(JSON.stringify({ n })))));
+      await waitFor("the three messages to be handled", () => handled === 3);
+      const ours = notes.filter((note) => note.queue === queueName);
+      expect(ours.reduce((sum, note) => sum + note.messages, 0)).toBe(3);
+      for (const note of ours) expect(note.at).toBeGreaterThanOrEqual(before);
+    } finally {
+      unsubscribe(QUEUE_TRIGGER_RECEIVED, onReceived);
+    }
   });
 
   it("hands the handler a message that is not JSON as its text", async () => {
