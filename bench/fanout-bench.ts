@@ -56,13 +56,13 @@ async function serviceFanOut(drive: BenchDrive, round: number, endpoints: number
     const warm = sizes.shape.perRequest;
     await drive.driver.post(instance, warm, `warm-${round}-${endpoints}`, sizes.shape);
     await Promise.all(subscribers.map((subscriber) => subscriber.until(warm)));
-    return await timedRun(
-      subscribers,
+    const post = await drive.driver.prepare(
+      instance,
       sizes.events,
-      warm + sizes.events,
-      () => drive.driver.post(instance, sizes.events, `fanout-${round}-${endpoints}`, sizes.shape),
-      pids,
+      `fanout-${round}-${endpoints}`,
+      sizes.shape,
     );
+    return await timedRun(subscribers, sizes.events, warm + sizes.events, post, pids);
   } finally {
     await Promise.all(subscribers.map((subscriber) => subscriber.close()));
   }

@@ -5,7 +5,13 @@ import type { IngestDone, IngestJob } from "./ingest-driver-main";
 
 /** The ingest client in a child process (ingest-driver-main.ts). */
 export interface IngestDriver {
-  /** Makes `count` events named `prefix-<n>` in the driver and posts them in `shape`; resolves once all got 202. */
+  /**
+   * Makes `count` events named `prefix-<n>` in the driver, then resolves with the function that
+   * posts them to `instance` in `shape` (resolving once all got 202): call it inside the timed part,
+   * so that making the events is outside it.
+   */
+  prepare(instance: string, count: number, prefix: string, shape: IngestShape): Promise<() => Promise<void>>;
+  /** prepare, then post at once: for warm-ups and anything untimed. */
   post(instance: string, count: number, prefix: string, shape: IngestShape): Promise<void>;
   close(): Promise<void>;
 }
@@ -13,6 +19,7 @@ export interface IngestDriver {
 export async function spawnIngestDriver(baseUrl: string, functionKey: string): Promise<IngestDriver> {
   const child: ChildProcess = fork(path.join(__dirname, "ingest-driver-main.js"), [], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env, INGEST_BASE_URL: baseUrl, INGEST_FUNCTION_KEY: functionKey },
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -31,14 +38,20 @@ export async function spawnIngestDriver(baseUrl: string, functionKey: string): P
     for (const job of waiting.values()) job.reject(new Error("the ingest driver exited"));
     waiting.clear();
   });
+  const run = (job: IngestJob) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.set(job.id, { resolve, reject });
+      child.send(job);
+    });
+  const prepare: IngestDriver["prepare"] = async (instance, count, prefix, shape) => {
+    const id = nextId++;
+    await run({ kind: "prepare", id, count, prefix });
+    return () => run({ kind: "post", id, instance, shape });
+  };
   return {
-    post(instance, count, prefix, shape) {
-      const id = nextId++;
-      const job: IngestJob = { id, baseUrl, functionKey, instance, count, prefix, shape };
-      return new Promise<void>((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        child.send(job);
-      });
+    prepare,
+    async post(instance, count, prefix, shape) {
+      await (await prepare(instance, count, prefix, shape))();
     },
     async close() {
       if (child.connected) child.disconnect();

@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { makeEvents, postInShape } from "../../bench/bench-events";
+import { LoopbackClient } from "../../bench/http-client";
 
 // The bench's ingest shape (issue 21: requests of 100 events, 4 in flight): every event posted
 // once, in order within each request, never more requests at once than asked.
@@ -34,9 +35,10 @@ async function server(delayMs: number) {
 describe("postInShape", () => {
   it("posts every event once, in requests of perRequest, at most inFlight at a time", async () => {
     const target = await server(5);
+    const client = new LoopbackClient(target.baseUrl, 64);
     try {
       const events = makeEvents(1050, "shape");
-      await postInShape(target.baseUrl, "key", "/i/a", events, { perRequest: 100, inFlight: 4 });
+      await postInShape(client, "key", "/i/a", events, { perRequest: 100, inFlight: 4 });
       expect(target.bodies).toHaveLength(11);
       expect(target.bodies.map((ids) => ids.length).sort((a, b) => a - b)[0]).toBe(50);
       expect(target.bodies.flat().sort()).toEqual(events.map((event) => event.id).sort());
@@ -46,6 +48,7 @@ describe("postInShape", () => {
       }
       expect(target.most()).toBe(4);
     } finally {
+      client.close();
       await target.close();
     }
   });
@@ -54,14 +57,16 @@ describe("postInShape", () => {
     const refusing = http.createServer((_, response) => response.writeHead(503).end("down"));
     await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
     const { port } = refusing.address() as AddressInfo;
+    const client = new LoopbackClient(`http://127.0.0.1:${port}`, 1);
     try {
       await expect(
-        postInShape(`http://127.0.0.1:${port}`, "key", "/i/a", makeEvents(3, "x"), {
+        postInShape(client, "key", "/i/a", makeEvents(3, "x"), {
           perRequest: 2,
           inFlight: 1,
         }),
       ).rejects.toThrow("ingest: 503 down");
     } finally {
+      client.close();
       await new Promise<void>((resolve) => refusing.close(() => resolve()));
     }
   });
