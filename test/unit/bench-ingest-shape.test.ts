@@ -34,7 +34,8 @@ async function server(delayMs: number) {
 
 describe("postInShape", () => {
   it("posts every event once, in requests of perRequest, at most inFlight at a time", async () => {
-    const target = await server(5);
+    // Long enough that all four first requests are in flight together, even on a slow machine.
+    const target = await server(50);
     const client = new LoopbackClient(target.baseUrl, 64);
     try {
       const events = makeEvents(1050, "shape");
