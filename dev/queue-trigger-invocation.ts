@@ -3,6 +3,7 @@ import { format } from "node:util";
 import { type FunctionTrigger, InvocationContext } from "@azure/functions";
 import type { QueueClient, ReceivedMessageItem } from "@azure/storage-queue";
 import { describeError } from "../src/common/describe-error";
+import { storageDeadline } from "../src/store/storage-deadline";
 import type { HostSettings } from "./host-json";
 import type { HostLogger } from "./host-logger";
 import { holdMessageLock, type MessageLock } from "./queue-trigger-lock";
@@ -23,6 +24,8 @@ export interface MessageProcessing {
   log: HostLogger;
   /** Locks of the handlers running now, so a stop that gives up waiting can let them lapse. */
   activeLocks: Set<MessageLock>;
+  /** How long one storage call may take before it is abandoned (src/store/storage-deadline.ts). */
+  storageDeadlineMs: number;
 }
 
 /**
@@ -90,6 +93,7 @@ async function invokeUnderLock(
     messageId: item.messageId,
     popReceipt: item.popReceipt,
     lockSeconds: processing.lockSeconds,
+    storageDeadlineMs: processing.storageDeadlineMs,
     onRenewalFailed: (error, ownershipLost) =>
       log(
         "warning",
@@ -127,7 +131,9 @@ async function deleteMessage(
   popReceipt: string,
 ): Promise<void> {
   try {
-    await processing.queue.deleteMessage(messageId, popReceipt);
+    await processing.queue.deleteMessage(messageId, popReceipt, {
+      abortSignal: storageDeadline(processing.storageDeadlineMs),
+    });
   } catch (error) {
     // Someone else owns it now or it is gone: theirs to settle, as in the real QueueProcessor.
     if (!isMessageOwnershipLost(error)) throw error;
@@ -146,6 +152,7 @@ async function releaseMessage(
       popReceipt,
       undefined,
       processing.settings.visibilityTimeoutSeconds,
+      { abortSignal: storageDeadline(processing.storageDeadlineMs) },
     );
   } catch (error) {
     if (!isMessageOwnershipLost(error)) throw error;
@@ -167,13 +174,14 @@ async function moveToPoisonQueue(
     processing.functionName,
     `Message ${item.messageId} ${why}. Moving message to queue '${poisonQueue.name}'.`,
   );
+  const deadline = () => ({ abortSignal: storageDeadline(processing.storageDeadlineMs) });
   try {
-    await poisonQueue.sendMessage(item.messageText);
+    await poisonQueue.sendMessage(item.messageText, deadline());
   } catch (error) {
     // Like AddMessageAndCreateIfNotExistsAsync: someone may have deleted the poison queue.
     if (!isQueueNotFound(error)) throw error;
-    await poisonQueue.createIfNotExists();
-    await poisonQueue.sendMessage(item.messageText);
+    await poisonQueue.createIfNotExists(deadline());
+    await poisonQueue.sendMessage(item.messageText, deadline());
   }
   await deleteMessage(processing, item.messageId, popReceipt);
 }

@@ -1,4 +1,5 @@
 import type { QueueClient } from "@azure/storage-queue";
+import { storageDeadline } from "../src/store/storage-deadline";
 import { isMessageOwnershipLost } from "./queue-trigger-storage-errors";
 
 /** A received message kept invisible while its handler runs. */
@@ -14,6 +15,8 @@ export interface MessageLockOptions {
   messageId: string;
   popReceipt: string;
   lockSeconds: number;
+  /** How long one renewal may take; never past half the lock, so a hung one is retried before it lapses. */
+  storageDeadlineMs: number;
   /** Called when a renewal fails; after a lost ownership the lock stops renewing. */
   onRenewalFailed(error: unknown, ownershipLost: boolean): void;
 }
@@ -27,6 +30,7 @@ export function holdMessageLock(options: MessageLockOptions): MessageLock {
   const lockMs = options.lockSeconds * 1000;
   const normalIntervalMs = lockMs / 2;
   const fastestIntervalMs = lockMs / 10;
+  const renewalDeadlineMs = Math.min(options.storageDeadlineMs, normalIntervalMs);
   let popReceipt = options.popReceipt;
   let stopped = false;
   let failures = 0;
@@ -39,7 +43,9 @@ export function holdMessageLock(options: MessageLockOptions): MessageLock {
 
   function renew(): void {
     renewal = options.queue
-      .updateMessage(options.messageId, popReceipt, undefined, options.lockSeconds)
+      .updateMessage(options.messageId, popReceipt, undefined, options.lockSeconds, {
+        abortSignal: storageDeadline(renewalDeadlineMs),
+      })
       .then((response) => {
         if (response.popReceipt !== undefined) popReceipt = response.popReceipt;
         failures = 0;

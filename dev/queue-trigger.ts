@@ -4,6 +4,7 @@ import { trigger } from "@azure/functions";
 import { type QueueClient, QueueServiceClient, type ReceivedMessageItem } from "@azure/storage-queue";
 import { describeError } from "../src/common/describe-error";
 import { poisonQueueName } from "../src/common/poison-queue";
+import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../src/store/storage-deadline";
 import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
 import { PollingBackoff } from "./queue-trigger-backoff";
@@ -27,6 +28,11 @@ export interface QueueTriggerOptions {
   lockSeconds?: number;
   /** How long stop() waits for running handlers before leaving their messages to their locks. Default 30 s. */
   stopTimeoutSeconds?: number;
+  /**
+   * How long one call to the queue service may take before it is abandoned (a poll then fails and
+   * is tried again after the back-off, as any failed poll). Default STORAGE_CALL_DEADLINE_MS.
+   */
+  storageDeadlineMs?: number;
   log?: HostLogger;
 }
 
@@ -63,8 +69,19 @@ function validate(options: QueueTriggerOptions): void {
   }
 }
 
-async function ensureQueues(queues: QueueClient[], abortSignal?: AbortSignal): Promise<void> {
-  for (const queue of queues) await queue.createIfNotExists({ abortSignal });
+/** Both queues, each call within `deadlineMs` and ended early by `stopping` when given. */
+async function ensureQueues(
+  queues: QueueClient[],
+  deadlineMs: number,
+  stopping?: AbortSignal,
+): Promise<void> {
+  for (const queue of queues) await queue.createIfNotExists({ abortSignal: within(deadlineMs, stopping) });
+}
+
+/** A call's signal: its deadline, or stop(), whichever comes first. */
+function within(deadlineMs: number, stopping?: AbortSignal): AbortSignal {
+  const deadline = storageDeadline(deadlineMs);
+  return stopping === undefined ? deadline : AbortSignal.any([deadline, stopping]);
 }
 
 /**
@@ -82,7 +99,8 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
   const service = QueueServiceClient.fromConnectionString(options.connectionString);
   const queue = service.getQueueClient(options.queueName);
   const poisonQueue = service.getQueueClient(poisonQueueName(options.queueName));
-  await ensureQueues([queue, poisonQueue]);
+  const storageDeadlineMs = options.storageDeadlineMs ?? STORAGE_CALL_DEADLINE_MS;
+  await ensureQueues([queue, poisonQueue], storageDeadlineMs);
 
   const activeLocks = new Set<MessageLock>();
   const processing: MessageProcessing = {
@@ -95,6 +113,7 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
     lockSeconds: options.lockSeconds ?? DEFAULT_LOCK_SECONDS,
     log,
     activeLocks,
+    storageDeadlineMs,
   };
   const inFlight = new Set<Promise<void>>();
   const stopping = new AbortController();
@@ -123,12 +142,12 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
     while (!stopping.signal.aborted) {
       let messages: ReceivedMessageItem[];
       try {
-        if (queuesMayBeMissing) await ensureQueues([queue, poisonQueue], stopping.signal);
+        if (queuesMayBeMissing) await ensureQueues([queue, poisonQueue], storageDeadlineMs, stopping.signal);
         queuesMayBeMissing = false;
         const response = await queue.receiveMessages({
           numberOfMessages: settings.batchSize,
           visibilityTimeout: processing.lockSeconds,
-          abortSignal: stopping.signal,
+          abortSignal: within(storageDeadlineMs, stopping.signal),
         });
         messages = response.receivedMessageItems;
       } catch (error) {

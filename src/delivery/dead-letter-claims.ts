@@ -1,4 +1,5 @@
 import type { BlobClient } from "@azure/storage-blob";
+import { storageDeadline } from "../store/storage-deadline";
 
 /**
  * How a redelivery takes a dead letter for itself, so that however many calls run at once, on
@@ -50,7 +51,7 @@ export async function claim(
   try {
     const claimed = await blob.setMetadata(
       { ...unmarked(metadata), [CLAIM_METADATA]: now.toISOString() },
-      { conditions: { ifMatch: etag } },
+      { conditions: { ifMatch: etag }, abortSignal: storageDeadline() },
     );
     return claimed.etag;
   } catch (error) {
@@ -70,5 +71,5 @@ export async function settle(
     redeliveredAt === undefined
       ? metadata
       : { ...unmarked(metadata), [REDELIVERED_METADATA]: redeliveredAt.toISOString() };
-  await blob.setMetadata(settled, { conditions: { ifMatch: claimEtag } });
+  await blob.setMetadata(settled, { conditions: { ifMatch: claimEtag }, abortSignal: storageDeadline() });
 }

@@ -3,6 +3,7 @@ import { describeError } from "../common/describe-error";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import { missingPermissions, REDELIVERY_PERMISSIONS, sasExpired } from "../endpoints/sas-token";
 import { type CloudEvent, cloudEventSchema } from "../events/cloud-event";
+import { storageDeadline } from "../store/storage-deadline";
 import {
   claim,
   claimedElsewhere,
@@ -172,7 +173,10 @@ export class DeadLetterRedelivery {
     const etag = blob.properties.etag as string;
     let event: CloudEvent;
     try {
-      const body = await client.downloadToBuffer(0, undefined, { conditions: { ifMatch: etag } });
+      const body = await client.downloadToBuffer(0, undefined, {
+        conditions: { ifMatch: etag },
+        abortSignal: storageDeadline(),
+      });
       if (!this.marks.verifies(metadata, run.endpoint.id, blob.name, body)) {
         return this.skipForeign(run, blob.name, "its service mark does not match its name and content");
       }

@@ -2,6 +2,7 @@ import type { BlockBlobClient, ContainerClient } from "@azure/storage-blob";
 
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
+import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
 import { deadLetterContainer } from "./dead-letter-container";
 import type { DeadLetterMarks } from "./dead-letter-mark";
 import { deadLetterBlobName, MAX_NAMES_PER_ID } from "./dead-letter-name";
@@ -49,12 +50,16 @@ export const DEAD_LETTERED_AT_METADATA = "deadletteredat";
  * verifies: a retry of a write that landed before a crash, or the event dead-lettered again after
  * a redelivery). That blob's record is then brought up to date (reason, attempts, last error,
  * time) and its redelivery marks cleared, so a plain redelivery finds it again. One container
- * client per SAS URL per process.
+ * client per SAS URL per process. Each call has a deadline (storage-deadline.ts): a write the
+ * account does not answer fails the dead-lettering, which then goes the way of any failed write.
  */
 export class DeadLetterWriter {
   private readonly containers = new Map<string, ContainerClient>();
 
-  constructor(private readonly marks: DeadLetterMarks) {}
+  constructor(
+    private readonly marks: DeadLetterMarks,
+    private readonly deadlineMs: number = STORAGE_CALL_DEADLINE_MS,
+  ) {}
 
   async write(
     endpoint: DeliveryEndpoint,
@@ -74,7 +79,8 @@ export class DeadLetterWriter {
         [ENDPOINT_METADATA]: headerSafe(endpoint.id.toLowerCase()),
         ...this.marks.mark(endpoint.id, blobName, body),
       };
-      if ((await create(blob, body, metadata)) || (await this.renewed(endpoint, blob, body, metadata))) {
+      const created = await create(blob, body, metadata, this.deadlineMs);
+      if (created || (await this.renewed(endpoint, blob, body, metadata))) {
         return { container: containerName(sasUrl), blobName };
       }
     }
@@ -95,12 +101,12 @@ export class DeadLetterWriter {
   ): Promise<boolean> {
     let existing: Record<string, string> | undefined;
     try {
-      existing = (await blob.getProperties()).metadata;
+      existing = (await blob.getProperties({ abortSignal: storageDeadline(this.deadlineMs) })).metadata;
     } catch {
       return false;
     }
     if (!this.marks.verifies(existing, endpoint.id, blob.name, body)) return false;
-    await blob.setMetadata(metadata);
+    await blob.setMetadata(metadata, { abortSignal: storageDeadline(this.deadlineMs) });
     return true;
   }
 
@@ -128,9 +134,11 @@ async function create(
   blob: BlockBlobClient,
   body: string,
   metadata: Record<string, string>,
+  deadlineMs: number,
 ): Promise<boolean> {
   try {
     await blob.upload(body, Buffer.byteLength(body), {
+      abortSignal: storageDeadline(deadlineMs),
       conditions: { ifNoneMatch: "*" },
       blobHTTPHeaders: { blobContentType: "application/cloudevents+json" },
       metadata,

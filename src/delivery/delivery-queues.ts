@@ -1,6 +1,7 @@
 import type { QueueClient } from "@azure/storage-queue";
 import type { CloudEvent } from "../events/cloud-event";
 import { encodeQueueMessage, MAX_QUEUE_MESSAGE_BYTES, packEvents } from "../events/queue-message";
+import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
 import type { DeliveryMessage } from "./delivery-message";
 
 export type PoisonReason =
@@ -26,6 +27,8 @@ const NEVER_EXPIRES = -1;
 /**
  * The service's own writes to its queues: retries scheduled with a visibility delay (the backoff)
  * on the main queue, and records on the poison queue. Both queues are created once per process.
+ * Each call has a deadline (storage-deadline.ts): a write the service does not answer fails, and
+ * the delivery that needed it fails with it, so its queue message is tried again.
  */
 export class DeliveryQueues {
   private readonly ready = new Map<QueueClient, Promise<unknown>>();
@@ -33,6 +36,7 @@ export class DeliveryQueues {
   constructor(
     private readonly main: QueueClient,
     private readonly poisonQueue: QueueClient,
+    private readonly deadlineMs: number = STORAGE_CALL_DEADLINE_MS,
   ) {}
 
   /** Where poisoned events go, for logs. */
@@ -65,16 +69,19 @@ export class DeliveryQueues {
   private async send(queue: QueueClient, body: object, visibilityTimeout: number): Promise<void> {
     let ready = this.ready.get(queue);
     if (!ready) {
-      ready = queue.createIfNotExists().catch((error: unknown) => {
-        this.ready.delete(queue);
-        throw error;
-      });
+      ready = queue
+        .createIfNotExists({ abortSignal: storageDeadline(this.deadlineMs) })
+        .catch((error: unknown) => {
+          this.ready.delete(queue);
+          throw error;
+        });
       this.ready.set(queue, ready);
     }
     await ready;
     await queue.sendMessage(encodeQueueMessage(body), {
       visibilityTimeout,
       messageTimeToLive: NEVER_EXPIRES,
+      abortSignal: storageDeadline(this.deadlineMs),
     });
   }
 }

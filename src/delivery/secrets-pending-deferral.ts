@@ -1,5 +1,6 @@
 import type { QueueClient } from "@azure/storage-queue";
 import { encodeQueueMessage, MAX_QUEUE_MESSAGE_BYTES } from "../events/queue-message";
+import { storageDeadline } from "../store/storage-deadline";
 import { deliveryMessageSchema } from "./delivery-message";
 
 /** How long a deferred message stays out of sight: about when a refresh of the references has taken. */
@@ -49,6 +50,7 @@ export async function deferWhileSecretsPending(
   await queue.sendMessage(deferredText(message as object, options.now), {
     visibilityTimeout: SECRETS_PENDING_DEFER_SECONDS,
     messageTimeToLive: NEVER_EXPIRES,
+    abortSignal: storageDeadline(),
   });
   return SECRETS_PENDING_DEFER_SECONDS;
 }

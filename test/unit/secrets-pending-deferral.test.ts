@@ -40,7 +40,11 @@ describe("deferWhileSecretsPending", () => {
     expect(await deferWhileSecretsPending(message, queue, options)).toBe(SECRETS_PENDING_DEFER_SECONDS);
     expect(queue.sent).toHaveLength(1);
     expect(decode(queue.sent[0]?.text ?? "")).toEqual(message);
-    expect(queue.sent[0]?.options).toEqual({ visibilityTimeout: 60, messageTimeToLive: -1 });
+    const { abortSignal, ...sendOptions } = (queue.sent[0]?.options ?? {}) as { abortSignal?: AbortSignal };
+    expect(sendOptions).toEqual({ visibilityTimeout: 60, messageTimeToLive: -1 });
+    // A write the queue service does not answer is abandoned (src/store/storage-deadline.ts).
+    expect(abortSignal).toBeInstanceOf(AbortSignal);
+    expect(abortSignal?.aborted).toBe(false);
   });
 
   it("stamps receivedAt on a message without it, so that the TTL bounds its deferrals", async () => {

@@ -1,0 +1,180 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { QueueServiceClient } from "@azure/storage-queue";
+import { type QueueTrigger, startQueueTrigger } from "../../dev/queue-trigger";
+import { DeadLetterMarks } from "../../src/delivery/dead-letter-mark";
+import { DeadLetterWriter } from "../../src/delivery/dead-letter-writer";
+import { DeliveryQueues } from "../../src/delivery/delivery-queues";
+import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
+import { cloudEvent, deadLetterUrl, listBlobs } from "../support/delivery-kit";
+import { type PausableRelay, startPausableRelay } from "../support/pausable-relay";
+import { sharedStandIns } from "../support/stand-ins-env";
+
+// Delivery's own storage calls against an account that stops answering (a relay in front of the
+// shared Azurite that reads requests and answers nothing): the retry and poison writes, the
+// dead-letter writes and the local trigger's polling each give up at their deadline, fail as a
+// storage failure does (so what they were for is tried again), and work again once storage answers.
+// Without the deadline each would wait as long as the connection stays open.
+
+jest.setTimeout(60_000);
+
+const DEADLINE_MS = 1500;
+const direct = sharedStandIns().storageConnectionString;
+const portOf = (service: "Queue" | "Blob") =>
+  Number(new RegExp(`${service}Endpoint=http://127\\.0\\.0\\.1:(\\d+)/`).exec(direct)?.[1]);
+const relays: PausableRelay[] = [];
+
+afterEach(async () => {
+  for (const relay of relays.splice(0)) {
+    relay.resume();
+    await relay.close();
+  }
+});
+
+async function relayTo(port: number): Promise<PausableRelay> {
+  const relay = await startPausableRelay(port);
+  relays.push(relay);
+  return relay;
+}
+
+/** How long `work` took to settle, and how: the error it failed with, or undefined. */
+async function timed(work: Promise<unknown>): Promise<{ ms: number; error: unknown }> {
+  const started = performance.now();
+  const error = await work.then(
+    () => undefined,
+    (thrown: unknown) => thrown ?? new Error("rejected without a reason"),
+  );
+  return { ms: performance.now() - started, error };
+}
+
+function expectAbandonedAtDeadline(outcome: { ms: number; error: unknown }): void {
+  expect(outcome.error).toBeInstanceOf(Error);
+  expect(outcome.ms).toBeGreaterThanOrEqual(DEADLINE_MS - 100);
+  expect(outcome.ms).toBeLessThan(15_000);
+}
+
+it("a retry or poison write that gets no answer fails at its deadline, and the next one lands once storage answers", async () => {
+  const queuePort = portOf("Queue");
+  const relay = await relayTo(queuePort);
+  const viaRelay = QueueServiceClient.fromConnectionString(
+    direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`),
+  );
+  const name = `hang-retry-${randomUUID().slice(0, 8)}`;
+  const queues = new DeliveryQueues(
+    viaRelay.getQueueClient(name),
+    viaRelay.getQueueClient(`${name}-poison`),
+    DEADLINE_MS,
+  );
+  const envelope = {
+    twinsInstanceId: "/i/hang",
+    retry: { endpointName: "ep", attempt: 1, lastError: "unreachable" },
+  };
+  // Both queues are made before the account stops answering; the writes then wait on nothing else.
+  await queues.scheduleRetry(envelope, [cloudEvent("first")], 0);
+  await queues.poisonEvents({ reason: "DeadLetterWriteFailed", detail: "first" }, [cloudEvent("p-first")]);
+
+  relay.pause();
+  expectAbandonedAtDeadline(await timed(queues.scheduleRetry(envelope, [cloudEvent("hung")], 0)));
+  expectAbandonedAtDeadline(
+    await timed(
+      queues.poisonEvents({ reason: "DeadLetterWriteFailed", detail: "x" }, [cloudEvent("p-hung")]),
+    ),
+  );
+
+  relay.resume();
+  await queues.scheduleRetry(envelope, [cloudEvent("after")], 0);
+  const main = QueueServiceClient.fromConnectionString(direct).getQueueClient(name);
+  const { peekedMessageItems } = await main.peekMessages({ numberOfMessages: 32 });
+  const ids = peekedMessageItems.flatMap(
+    (item) =>
+      (JSON.parse(Buffer.from(item.messageText, "base64").toString("utf8")) as { events: { id: string }[] })
+        .events,
+  );
+  // The abandoned write may still land once the service wakes: delivery is at least once.
+  const stored = ids.map((event) => event.id);
+  expect(stored.filter((id) => id !== "hung")).toEqual(["first", "after"]);
+  await Promise.all([
+    main.delete(),
+    QueueServiceClient.fromConnectionString(direct).getQueueClient(`${name}-poison`).delete(),
+  ]);
+});
+
+it("a dead-letter write that gets no answer fails at its deadline, and writes once storage answers", async () => {
+  const sasUrl = await deadLetterUrl();
+  const blobPort = Number(new URL(sasUrl).port);
+  const relay = await relayTo(blobPort);
+  const viaRelay = sasUrl.replace(`127.0.0.1:${blobPort}/`, `127.0.0.1:${relay.port}/`);
+  const endpoint = {
+    id: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/a/endpoints/ep",
+    name: "ep",
+    topic: "t",
+    secrets: {
+      queuePrimaryConnectionString: "unused",
+      queueSecondaryConnectionString: "unused",
+      deadLetterStorageSecret: viaRelay,
+    },
+  } as DeliveryEndpoint;
+  const writer = new DeadLetterWriter(new DeadLetterMarks(randomBytes(32)), DEADLINE_MS);
+  const why = { reason: "TtlExpired", attempts: 3, lastError: "gone" } as const;
+
+  relay.pause();
+  expectAbandonedAtDeadline(await timed(writer.write(endpoint, cloudEvent("hung"), why, new Date())));
+
+  relay.resume();
+  const place = await writer.write(endpoint, cloudEvent("after"), why, new Date());
+  const bodies = (await listBlobs(sasUrl)).map((blob) => blob.body as { id: string });
+  expect(bodies.map((body) => body.id)).toContain("after");
+  expect(place.blobName).toContain("after");
+});
+
+it("the local trigger's poll that gets no answer fails at its deadline, and polling goes on once storage answers", async () => {
+  const queuePort = portOf("Queue");
+  const relay = await relayTo(queuePort);
+  const queueName = `hang-poll-${randomUUID().slice(0, 8)}`;
+  const warnings: string[] = [];
+  const handled: unknown[] = [];
+  const trigger: QueueTrigger = await startQueueTrigger({
+    connectionString: direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`),
+    queueName,
+    functionName: "twin-events",
+    handler: async (message) => {
+      handled.push(message);
+    },
+    settings: {
+      batchSize: 8,
+      newBatchThreshold: 4,
+      maxDequeueCount: 5,
+      visibilityTimeoutSeconds: 0,
+      maxPollingIntervalMs: 250,
+    },
+    storageDeadlineMs: DEADLINE_MS,
+    log: (level, _name, message) => {
+      if (level === "warning") warnings.push(message);
+    },
+  });
+  try {
+    relay.pause();
+    const waitFor = async (what: string, done: () => boolean) => {
+      const deadline = Date.now() + 20_000;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await waitFor("a failed poll", () =>
+      warnings.some((line) => line.includes(`Polling queue '${queueName}' failed`)),
+    );
+
+    relay.resume();
+    const queue = QueueServiceClient.fromConnectionString(direct).getQueueClient(queueName);
+    await queue.sendMessage(Buffer.from(JSON.stringify({ after: true })).toString("base64"));
+    await waitFor("the message sent after storage answered again", () => handled.length === 1);
+    expect(handled).toEqual([{ after: true }]);
+  } finally {
+    await trigger.stop();
+    const service = QueueServiceClient.fromConnectionString(direct);
+    await Promise.all([
+      service.getQueueClient(queueName).deleteIfExists(),
+      service.getQueueClient(`${queueName}-poison`).deleteIfExists(),
+    ]);
+  }
+});
