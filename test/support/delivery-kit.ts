@@ -126,17 +126,25 @@ export async function listBlobs(
   return blobs;
 }
 
-/** Everything on the service's poison queue, decoded (and left in place). */
-export async function poisonRecords(host: TestHost): Promise<Record<string, unknown>[]> {
-  const queue = new QueueClient(
-    sharedStandIns().storageConnectionString,
-    poisonQueueName(host.config.TWIN_EVENTS_QUEUE),
-  );
+/** Up to 32 messages of a queue of the shared Azurite, decoded from base64 JSON (and left in place). */
+export async function queuedMessages<T = Record<string, unknown>>(queueName: string): Promise<T[]> {
+  const queue = new QueueClient(sharedStandIns().storageConnectionString, queueName);
   if (!(await queue.exists())) return [];
   const { peekedMessageItems } = await queue.peekMessages({ numberOfMessages: 32 });
   return peekedMessageItems.map((item) =>
     JSON.parse(Buffer.from(item.messageText, "base64").toString("utf8")),
   );
+}
+
+/** The ids of the events of a twin-events queue's messages, in queue order. */
+export async function queuedEventIds(queueName: string): Promise<string[]> {
+  const messages = await queuedMessages<{ events: { id: string }[] }>(queueName);
+  return messages.flatMap((message) => message.events.map((event) => event.id));
+}
+
+/** Everything on the service's poison queue, decoded (and left in place). */
+export async function poisonRecords(host: TestHost): Promise<Record<string, unknown>[]> {
+  return queuedMessages(poisonQueueName(host.config.TWIN_EVENTS_QUEUE));
 }
 
 /** Retries in seconds, not minutes, so delivery tests do not wait on production timings. */
