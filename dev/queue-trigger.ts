@@ -53,9 +53,12 @@ const DEFAULT_LOCK_SECONDS = 60;
 const DEFAULT_STOP_TIMEOUT_SECONDS = 30;
 /** The storage service's limit on messages per receive, which the real host enforces on batchSize. */
 const MAX_BATCH_SIZE = 32;
+/** The longest delay a Node timer (and so AbortSignal.timeout) keeps: about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function validate(options: QueueTriggerOptions): void {
   const { batchSize, newBatchThreshold, maxDequeueCount, visibilityTimeoutSeconds } = options.settings;
+  const deadlineMs = options.storageDeadlineMs ?? STORAGE_CALL_DEADLINE_MS;
   const problems = [
     !(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_BATCH_SIZE) &&
       `batchSize must be 1..${MAX_BATCH_SIZE}`,
@@ -63,6 +66,8 @@ function validate(options: QueueTriggerOptions): void {
     !(Number.isInteger(maxDequeueCount) && maxDequeueCount >= 1) && "maxDequeueCount must be 1 or more",
     !(visibilityTimeoutSeconds >= 0) && "visibilityTimeout must not be negative",
     !((options.lockSeconds ?? DEFAULT_LOCK_SECONDS) >= 1) && "lockSeconds must be 1 or more",
+    !(deadlineMs >= 1 && deadlineMs <= MAX_TIMER_MS) &&
+      `storageDeadlineMs must be 1..${MAX_TIMER_MS} milliseconds`,
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) {
     throw new Error(`queue trigger '${options.functionName}': ${problems.join("; ")}`);

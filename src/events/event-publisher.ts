@@ -1,4 +1,5 @@
 import type { QueueClient } from "@azure/storage-queue";
+import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
 import { translateStorageError } from "../store/storage-errors";
 import type { CloudEvent } from "./cloud-event";
 import { packQueueTexts } from "./queue-texts";
@@ -61,7 +62,7 @@ export class EventPublisher {
   ) {
     this.warn = timings.warn ?? ((message) => console.warn(message));
     this.slowWriteMs = timings.slowWriteMs ?? 5000;
-    this.writeTimeoutMs = timings.writeTimeoutMs ?? 20_000;
+    this.writeTimeoutMs = timings.writeTimeoutMs ?? STORAGE_CALL_DEADLINE_MS;
   }
 
   publish(twinsInstanceId: string, events: CloudEvent[]): Promise<number> {
@@ -124,7 +125,7 @@ export class EventPublisher {
     // One deadline for the write, a signal per call: the SDK hangs listeners on the signal it is
     // given, and a write of many messages would pile them on one (a MaxListenersExceededWarning).
     const deadline = performance.now() + this.writeTimeoutMs;
-    const abortSignal = () => AbortSignal.timeout(Math.max(0, Math.round(deadline - performance.now())));
+    const abortSignal = () => storageDeadline(deadline - performance.now());
     // Created once per process; a failed attempt is forgotten so the next request tries again.
     this.queueReady ??= this.queue
       .createIfNotExists({ abortSignal: abortSignal() })

@@ -10,8 +10,11 @@ export const STORAGE_CALL_DEADLINE_MS = 20_000;
 
 /**
  * The abort signal of one call: a fresh one per call, as the SDKs hang a listener on the signal
- * they are given (one signal for many calls piles them up: a MaxListenersExceededWarning).
+ * they are given (one signal for many calls piles them up: a MaxListenersExceededWarning). Any
+ * non-negative number of milliseconds, whole or not (what is left of a deadline, half a lock of
+ * 1.001 s): AbortSignal.timeout takes whole milliseconds only and throws on anything else, which,
+ * from a timer's callback, would end the process.
  */
 export function storageDeadline(deadlineMs: number = STORAGE_CALL_DEADLINE_MS): AbortSignal {
-  return AbortSignal.timeout(deadlineMs);
+  return AbortSignal.timeout(Math.max(0, Math.ceil(deadlineMs)));
 }

@@ -420,4 +420,12 @@ describe("the local queue trigger", () => {
       startTrigger(async () => {}, { settings: queueSettings({ batchSize: 33 }) }),
     ).rejects.toThrow(/batchSize must be 1\.\.32/);
   });
+
+  it("refuses a storage deadline no timer can keep", async () => {
+    for (const storageDeadlineMs of [0, -1, Number.NaN, 2 ** 31, Number.POSITIVE_INFINITY]) {
+      await expect(startTrigger(async () => {}, { storageDeadlineMs })).rejects.toThrow(
+        /storageDeadlineMs must be 1\.\.2147483647 milliseconds/,
+      );
+    }
+  });
 });
