@@ -1,4 +1,5 @@
 import type { HttpResponseInit } from "@azure/functions";
+import { setOwnProperty } from "../common/own-property";
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
@@ -6,17 +7,6 @@ const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
 
 function isWhitespace(code: number | undefined): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-}
-
-/**
- * record[name] = value as an own property whatever the name: `__proto__` is a valid header name
- * (a token), and a plain assignment of it would set the record's prototype (or, for a string,
- * do nothing) instead of listing the header.
- */
-function setHeader(record: Record<string, string>, name: string, value: string): void {
-  if (name === "__proto__")
-    Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
-  else record[name] = value;
 }
 
 function normalizedValue(name: string, value: string): string {
@@ -42,7 +32,8 @@ export function headerRecord(init: HttpResponseInit["headers"]): Record<string, 
     if (!TOKEN.test(name)) throw new TypeError(`'${name}' is not a valid header name.`);
     const key = name.toLowerCase();
     const normalized = normalizedValue(name, String(value));
-    setHeader(merged, key, Object.hasOwn(merged, key) ? `${merged[key]}, ${normalized}` : normalized);
+    // `__proto__` is a valid header name (a token): setOwnProperty keeps it a header.
+    setOwnProperty(merged, key, Object.hasOwn(merged, key) ? `${merged[key]}, ${normalized}` : normalized);
   }
   return merged;
 }
@@ -64,6 +55,6 @@ export function sortedByName(headers: Record<string, string>): Record<string, st
     names[at + 1] = name;
   }
   const sorted: Record<string, string> = {};
-  for (const name of names) setHeader(sorted, name, headers[name] as string);
+  for (const name of names) setOwnProperty(sorted, name, headers[name] as string);
   return sorted;
 }

@@ -1,5 +1,6 @@
 import type { Container, OperationInput, SqlQuerySpec } from "@azure/cosmos";
 import { PreconditionFailed, ServiceUnavailable } from "../common/errors";
+import { setOwnProperty } from "../common/own-property";
 import { InvalidContinuationToken, type Page, type PageRequest } from "../common/page";
 import { isNotFound, translateCosmosError } from "./cosmos-errors";
 
@@ -21,14 +22,7 @@ export function withoutSystemProperties<T>(resource: Record<string, unknown>): S
   for (const key of Object.keys(resource)) {
     if (SYSTEM_PROPERTIES.has(key)) continue;
     // A member named __proto__ stays a member, as the spread this replaces kept it.
-    if (key === "__proto__")
-      Object.defineProperty(copy, key, {
-        value: resource[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else copy[key] = resource[key];
+    setOwnProperty(copy, key, resource[key]);
   }
   return copy as Stored<T>;
 }
