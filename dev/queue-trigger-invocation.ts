@@ -81,6 +81,11 @@ export async function processQueueMessage(
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
 
+/** The options of one storage call of the trigger: its own deadline (a fresh signal each call). */
+function withDeadline(processing: MessageProcessing): { abortSignal: AbortSignal } {
+  return { abortSignal: storageDeadline(processing.storageDeadlineMs) };
+}
+
 async function invokeUnderLock(
   processing: MessageProcessing,
   item: ReceivedMessageItem,
@@ -131,9 +136,7 @@ async function deleteMessage(
   popReceipt: string,
 ): Promise<void> {
   try {
-    await processing.queue.deleteMessage(messageId, popReceipt, {
-      abortSignal: storageDeadline(processing.storageDeadlineMs),
-    });
+    await processing.queue.deleteMessage(messageId, popReceipt, withDeadline(processing));
   } catch (error) {
     // Someone else owns it now or it is gone: theirs to settle, as in the real QueueProcessor.
     if (!isMessageOwnershipLost(error)) throw error;
@@ -152,7 +155,7 @@ async function releaseMessage(
       popReceipt,
       undefined,
       processing.settings.visibilityTimeoutSeconds,
-      { abortSignal: storageDeadline(processing.storageDeadlineMs) },
+      withDeadline(processing),
     );
   } catch (error) {
     if (!isMessageOwnershipLost(error)) throw error;
@@ -174,14 +177,13 @@ async function moveToPoisonQueue(
     processing.functionName,
     `Message ${item.messageId} ${why}. Moving message to queue '${poisonQueue.name}'.`,
   );
-  const deadline = () => ({ abortSignal: storageDeadline(processing.storageDeadlineMs) });
   try {
-    await poisonQueue.sendMessage(item.messageText, deadline());
+    await poisonQueue.sendMessage(item.messageText, withDeadline(processing));
   } catch (error) {
     // Like AddMessageAndCreateIfNotExistsAsync: someone may have deleted the poison queue.
     if (!isQueueNotFound(error)) throw error;
-    await poisonQueue.createIfNotExists(deadline());
-    await poisonQueue.sendMessage(item.messageText, deadline());
+    await poisonQueue.createIfNotExists(withDeadline(processing));
+    await poisonQueue.sendMessage(item.messageText, withDeadline(processing));
   }
   await deleteMessage(processing, item.messageId, popReceipt);
 }
