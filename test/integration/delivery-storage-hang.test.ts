@@ -92,6 +92,60 @@ it("a retry or poison write that gets no answer fails at its deadline, and the n
   ]);
 });
 
+it("many first writes racing while the queue is still being created all fail at one deadline, and the next writes create it", async () => {
+  const queuePort = portOf("Queue");
+  const relay = await relayTo(queuePort);
+  const viaRelay = QueueServiceClient.fromConnectionString(
+    direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`),
+  );
+  const name = `hang-first-${randomUUID().slice(0, 8)}`;
+  const queues = new DeliveryQueues(
+    viaRelay.getQueueClient(name),
+    viaRelay.getQueueClient(`${name}-poison`),
+    DEADLINE_MS,
+  );
+  const envelope = { twinsInstanceId: "/i/race", retry: { endpointName: "ep", attempt: 1, lastError: "x" } };
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+  process.on("warning", onWarning);
+  try {
+    // Nothing exists yet: every write waits on the one creation of the queue, which gets no answer.
+    relay.pause();
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        timed(queues.scheduleRetry(envelope, [cloudEvent(`race-${index}`)], 0)),
+      ),
+    );
+    for (const outcome of outcomes) expectAbandonedAtDeadline(outcome);
+    // One deadline for all of them, not one after another.
+    expect(Math.max(...outcomes.map((outcome) => outcome.ms))).toBeLessThan(DEADLINE_MS * 3);
+
+    // The failed creation is not remembered: once storage answers, the next writes make the queue.
+    relay.resume();
+    await Promise.all(
+      Array.from({ length: 5 }, (_, index) =>
+        queues.scheduleRetry(envelope, [cloudEvent(`after-${index}`)], 0),
+      ),
+    );
+    const stored = await queuedEventIds(name);
+    expect(stored.filter((id) => id.startsWith("after-")).sort()).toEqual([
+      "after-0",
+      "after-1",
+      "after-2",
+      "after-3",
+      "after-4",
+    ]);
+    expect(warnings.filter((warning) => warning.includes("MaxListenersExceeded"))).toEqual([]);
+  } finally {
+    process.off("warning", onWarning);
+    const service = QueueServiceClient.fromConnectionString(direct);
+    await Promise.all([
+      service.getQueueClient(name).deleteIfExists(),
+      service.getQueueClient(`${name}-poison`).deleteIfExists(),
+    ]);
+  }
+});
+
 it("a dead-letter write that gets no answer fails at its deadline, and writes once storage answers", async () => {
   const sasUrl = await deadLetterUrl();
   const blobPort = Number(new URL(sasUrl).port);
