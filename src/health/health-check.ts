@@ -1,6 +1,7 @@
 import type { Database } from "@azure/cosmos";
 import type { QueueServiceClient } from "@azure/storage-queue";
 import { z } from "../common/zod";
+import { storageDeadline } from "../store/storage-deadline";
 
 export const healthReportSchema = z.object({
   status: z.enum(["ok", "unavailable"]),
@@ -70,8 +71,9 @@ export function cosmosProbe(database: Database): Probe {
   return () => database.read();
 }
 
+/** The call itself is abandoned with the probe, so a storage account that answers nothing holds no call per /health. */
 export function storageProbe(queues: QueueServiceClient): Probe {
-  return () => queues.getProperties();
+  return () => queues.getProperties({ abortSignal: storageDeadline(PROBE_TIMEOUT_MS) });
 }
 
 /** Fails, saying why, while a secret setting is pending; absent otherwise (services.ts). */

@@ -1,4 +1,9 @@
-import { checkHealth, healthReportSchema, pendingSecretsProbe } from "../../src/health/health-check";
+import {
+  checkHealth,
+  healthReportSchema,
+  pendingSecretsProbe,
+  storageProbe,
+} from "../../src/health/health-check";
 
 describe("checkHealth", () => {
   it("says ok, with no reasons, when every probe answers", async () => {
@@ -20,5 +25,24 @@ describe("checkHealth", () => {
       reasons: { secrets: "SECRETS_ENCRYPTION_KEY is an unresolved Key Vault reference" },
     });
     expect(healthReportSchema.parse(report)).toEqual(report);
+  });
+
+  it("abandons a storage probe that gets no answer with the report, not after it", async () => {
+    const signals: AbortSignal[] = [];
+    // A queue service that never answers, as one whose process hangs: only the signal ends the call.
+    const hanging = {
+      getProperties: (options: { abortSignal: AbortSignal }) =>
+        new Promise((_resolve, reject) => {
+          signals.push(options.abortSignal);
+          options.abortSignal.addEventListener("abort", () => reject(options.abortSignal.reason));
+        }),
+    };
+    const started = performance.now();
+    const report = await checkHealth({ storage: storageProbe(hanging as never) });
+    expect(report.checks).toEqual({ storage: "unavailable" });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(signals).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(signals[0]?.aborted).toBe(true);
   });
 });
