@@ -46,6 +46,36 @@ async function timed(work: Promise<unknown>): Promise<{ ms: number; error: unkno
   return { ms: performance.now() - started, error };
 }
 
+/** A queue and its poison queue, both unmade, and the service's writes to them through a pausable relay. */
+async function deliveryQueuesThroughRelay(prefix: string) {
+  const queuePort = portOf("Queue");
+  const relay = await relayTo(queuePort);
+  const viaRelay = QueueServiceClient.fromConnectionString(
+    direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`),
+  );
+  const name = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const queues = new DeliveryQueues(
+    viaRelay.getQueueClient(name),
+    viaRelay.getQueueClient(`${name}-poison`),
+    DEADLINE_MS,
+  );
+  return { relay, queues, name };
+}
+
+async function deleteQueues(name: string): Promise<void> {
+  const service = QueueServiceClient.fromConnectionString(direct);
+  await Promise.all([
+    service.getQueueClient(name).deleteIfExists(),
+    service.getQueueClient(`${name}-poison`).deleteIfExists(),
+  ]);
+}
+
+/** A retry message's envelope, as delivery writes it. */
+const RETRY_ENVELOPE = {
+  twinsInstanceId: "/i/hang",
+  retry: { endpointName: "ep", attempt: 1, lastError: "unreachable" },
+};
+
 function expectAbandonedAtDeadline(outcome: { ms: number; error: unknown }): void {
   expect(outcome.error).toBeInstanceOf(Error);
   expect(outcome.ms).toBeGreaterThanOrEqual(DEADLINE_MS - 100);
@@ -53,27 +83,13 @@ function expectAbandonedAtDeadline(outcome: { ms: number; error: unknown }): voi
 }
 
 it("a retry or poison write that gets no answer fails at its deadline, and the next one lands once storage answers", async () => {
-  const queuePort = portOf("Queue");
-  const relay = await relayTo(queuePort);
-  const viaRelay = QueueServiceClient.fromConnectionString(
-    direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`),
-  );
-  const name = `hang-retry-${randomUUID().slice(0, 8)}`;
-  const queues = new DeliveryQueues(
-    viaRelay.getQueueClient(name),
-    viaRelay.getQueueClient(`${name}-poison`),
-    DEADLINE_MS,
-  );
-  const envelope = {
-    twinsInstanceId: "/i/hang",
-    retry: { endpointName: "ep", attempt: 1, lastError: "unreachable" },
-  };
+  const { relay, queues, name } = await deliveryQueuesThroughRelay("hang-retry");
   // Both queues are made before the account stops answering; the writes then wait on nothing else.
-  await queues.scheduleRetry(envelope, [cloudEvent("first")], 0);
+  await queues.scheduleRetry(RETRY_ENVELOPE, [cloudEvent("first")], 0);
   await queues.poisonEvents({ reason: "DeadLetterWriteFailed", detail: "first" }, [cloudEvent("p-first")]);
 
   relay.pause();
-  expectAbandonedAtDeadline(await timed(queues.scheduleRetry(envelope, [cloudEvent("hung")], 0)));
+  expectAbandonedAtDeadline(await timed(queues.scheduleRetry(RETRY_ENVELOPE, [cloudEvent("hung")], 0)));
   expectAbandonedAtDeadline(
     await timed(
       queues.poisonEvents({ reason: "DeadLetterWriteFailed", detail: "x" }, [cloudEvent("p-hung")]),
@@ -81,30 +97,15 @@ it("a retry or poison write that gets no answer fails at its deadline, and the n
   );
 
   relay.resume();
-  await queues.scheduleRetry(envelope, [cloudEvent("after")], 0);
+  await queues.scheduleRetry(RETRY_ENVELOPE, [cloudEvent("after")], 0);
   // The abandoned write may still land once the service wakes: delivery is at least once.
   const stored = await queuedEventIds(name);
   expect(stored.filter((id) => id !== "hung")).toEqual(["first", "after"]);
-  const main = QueueServiceClient.fromConnectionString(direct).getQueueClient(name);
-  await Promise.all([
-    main.delete(),
-    QueueServiceClient.fromConnectionString(direct).getQueueClient(`${name}-poison`).delete(),
-  ]);
+  await deleteQueues(name);
 });
 
 it("many first writes racing while the queue is still being created all fail at one deadline, and the next writes create it", async () => {
-  const queuePort = portOf("Queue");
-  const relay = await relayTo(queuePort);
-  const viaRelay = QueueServiceClient.fromConnectionString(
-    direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`),
-  );
-  const name = `hang-first-${randomUUID().slice(0, 8)}`;
-  const queues = new DeliveryQueues(
-    viaRelay.getQueueClient(name),
-    viaRelay.getQueueClient(`${name}-poison`),
-    DEADLINE_MS,
-  );
-  const envelope = { twinsInstanceId: "/i/race", retry: { endpointName: "ep", attempt: 1, lastError: "x" } };
+  const { relay, queues, name } = await deliveryQueuesThroughRelay("hang-first");
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
   process.on("warning", onWarning);
@@ -113,7 +114,7 @@ it("many first writes racing while the queue is still being created all fail at 
     relay.pause();
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        timed(queues.scheduleRetry(envelope, [cloudEvent(`race-${index}`)], 0)),
+        timed(queues.scheduleRetry(RETRY_ENVELOPE, [cloudEvent(`race-${index}`)], 0)),
       ),
     );
     for (const outcome of outcomes) expectAbandonedAtDeadline(outcome);
@@ -124,7 +125,7 @@ it("many first writes racing while the queue is still being created all fail at 
     relay.resume();
     await Promise.all(
       Array.from({ length: 5 }, (_, index) =>
-        queues.scheduleRetry(envelope, [cloudEvent(`after-${index}`)], 0),
+        queues.scheduleRetry(RETRY_ENVELOPE, [cloudEvent(`after-${index}`)], 0),
       ),
     );
     const stored = await queuedEventIds(name);
@@ -138,11 +139,7 @@ it("many first writes racing while the queue is still being created all fail at 
     expect(warnings.filter((warning) => warning.includes("MaxListenersExceeded"))).toEqual([]);
   } finally {
     process.off("warning", onWarning);
-    const service = QueueServiceClient.fromConnectionString(direct);
-    await Promise.all([
-      service.getQueueClient(name).deleteIfExists(),
-      service.getQueueClient(`${name}-poison`).deleteIfExists(),
-    ]);
+    await deleteQueues(name);
   }
 });
 
@@ -219,10 +216,6 @@ it("the local trigger's poll that gets no answer fails at its deadline, and poll
     expect(handled).toEqual([{ after: true }]);
   } finally {
     await trigger.stop();
-    const service = QueueServiceClient.fromConnectionString(direct);
-    await Promise.all([
-      service.getQueueClient(queueName).deleteIfExists(),
-      service.getQueueClient(`${queueName}-poison`).deleteIfExists(),
-    ]);
+    await deleteQueues(queueName);
   }
 });
