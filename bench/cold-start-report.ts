@@ -92,6 +92,15 @@ export function printColdStart(figures: ColdStartFigures): void {
     goalVerdict(rssMb, (value) => value <= COLD_START_GOALS.rssMb),
   );
   line(
+    "    of which Node's own (a `node -e` that loads nothing)",
+    formatRange(
+      figures.nodeFloor.values.map((round) => round.rssMb),
+      mb,
+    ),
+    "",
+    "",
+  );
+  line(
     "  modules loaded (of them zod's)",
     `${formatRange(
       loads.map((round) => round.modules),
@@ -119,8 +128,18 @@ export function printColdStart(figures: ColdStartFigures): void {
     goalVerdict(firsts, (value) => value <= COLD_START_GOALS.firstRequestMs),
   );
   printSteps(figures);
-  line('floor: `node -e ""` from spawn to exit', formatRange(figures.nodeFloor.values, ms), "", "");
-  console.log(`  route asked: ${figures.route}; ${figures.rounds} rounds, each in fresh processes.`);
+  line(
+    "floor: a `node -e` that loads nothing, from spawn to exit",
+    formatRange(
+      figures.nodeFloor.values.map((round) => round.ms),
+      ms,
+    ),
+    "",
+    "",
+  );
+  console.log(
+    `  route asked: ${figures.route}; ${figures.rounds} rounds, each in fresh processes of Node.js ${figures.nodeVersion}.`,
+  );
   console.log(
     "  require: with the settings infra/ deploys (managed identity, Entra ID tokens); first answer: the local host with keys.",
   );

@@ -20,8 +20,9 @@ import { type Rounds, runRounds } from "./rounds";
  * (b) the local host (dist/dev/local-host-main.js) spawned as a process of its own, as under
  * `npm start`, until it answers its first request on a route that reads Cosmos DB, with the Cosmos
  * server and Azurite already running, each step of the way timed by a preload
- * (bench/cold-start-trace.ts); (c) what `node -e ""` costs from spawn to exit, the floor under both.
- * Every figure comes from a fresh process per round.
+ * (bench/cold-start-trace.ts); (c) what a `node -e` costs from spawn to exit, and its RSS: the floor
+ * under both. Every figure comes from a fresh process per round, of the Node.js running the bench
+ * (process.execPath): `npm run bench:node22` runs it on the Node.js that infra/ deploys.
  */
 
 /** (a): inside the child, from before the first require to after the last. */
@@ -53,8 +54,16 @@ export interface ColdStartFigures {
   route: string;
   require: Rounds<RequireRound>;
   firstRequest: Rounds<FirstRequestRound>;
-  /** (c): milliseconds from spawn to exit of `node -e ""`. */
-  nodeFloor: Rounds<number>;
+  /** (c): the floor under both. */
+  nodeFloor: Rounds<NodeFloorRound>;
+  /** The Node.js every measured child ran on (the bench's own: run the bench with another to measure that). */
+  nodeVersion: string;
+}
+
+/** (c): a `node -e` that only prints its RSS, from spawn to exit, and that RSS: Node with nothing of ours. */
+export interface NodeFloorRound {
+  ms: number;
+  rssMb: number;
 }
 
 export interface ColdStartOptions {
@@ -152,10 +161,12 @@ export async function measureRequire(distDir: string): Promise<RequireRound> {
   return JSON.parse(out) as RequireRound;
 }
 
-export async function measureNodeFloor(): Promise<number> {
+const NODE_FLOOR_SCRIPT = "process.stdout.write(String(process.memoryUsage().rss))";
+
+export async function measureNodeFloor(): Promise<NodeFloorRound> {
   const start = performance.now();
-  await runChild(["-e", ""], process.env);
-  return performance.now() - start;
+  const out = await runChild(["-e", NODE_FLOOR_SCRIPT], process.env);
+  return { ms: performance.now() - start, rssMb: Number(out) / 1048576 };
 }
 
 /** One GET; the status, or undefined when the connection failed (not listening yet). */
@@ -285,7 +296,7 @@ export async function benchColdStart(
     await measureFirstRequest(distDir, backing.settings).catch(() => undefined);
     const firstRequest = await runRounds(rounds, () => measureFirstRequest(distDir, backing.settings));
     const route = `GET ${PROBE_PATH} (${PROBE_STATUS}: a Cosmos DB point read)`;
-    return { rounds, route, require: requires, firstRequest, nodeFloor };
+    return { rounds, route, require: requires, firstRequest, nodeFloor, nodeVersion: process.version };
   } finally {
     await backing.stop();
   }
