@@ -3,7 +3,7 @@ import { describeError } from "../common/describe-error";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import { missingPermissions, REDELIVERY_PERMISSIONS, sasExpired } from "../endpoints/sas-token";
 import { type CloudEvent, cloudEventSchema } from "../events/cloud-event";
-import { storageDeadline } from "../store/storage-deadline";
+import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
 import {
   claim,
   claimedElsewhere,
@@ -49,6 +49,40 @@ type Outcome = keyof RedeliveryCounts;
 /** How many blobs are worked on at once. */
 const PARALLEL = 8;
 
+/** How redelivery reads the dead-letter store; the defaults are the service's. */
+export interface RedeliveryStorageOptions {
+  /** How long one storage call may take: each page of the listing, each download. */
+  deadlineMs?: number;
+  /** Blobs asked for per page of the listing; unset, storage's own (5,000). */
+  pageSize?: number;
+}
+
+/**
+ * The blobs under `prefix`, a page at a time, each page asked for with a deadline of its own: one
+ * deadline over the whole listing would cut off a container that is only long, none would let a
+ * store that stops answering hold the redelivery (and its caller) for as long as the connection
+ * stays open.
+ */
+async function* listWithDeadlines(
+  container: ContainerClient,
+  prefix: string,
+  storage: RedeliveryStorageOptions,
+): AsyncGenerator<BlobItem> {
+  let continuationToken: string | undefined;
+  do {
+    const pages = container
+      .listBlobsFlat({ prefix, includeMetadata: true, abortSignal: storageDeadline(storage.deadlineMs) })
+      .byPage({
+        continuationToken,
+        ...(storage.pageSize !== undefined && { maxPageSize: storage.pageSize }),
+      });
+    const page = await pages.next();
+    if (page.done === true) return;
+    yield* page.value.segment.blobItems;
+    continuationToken = page.value.continuationToken;
+  } while (continuationToken);
+}
+
 /**
  * When a dead letter was (last) written: the time the writer records, else the blob's creation
  * time (which setting metadata leaves alone), else the hour folder of its name.
@@ -92,6 +126,7 @@ export class DeadLetterRedelivery {
     private readonly queues: Pick<DeliveryQueues, "scheduleRetry">,
     private readonly marks: DeadLetterMarks,
     private readonly now: () => Date = () => new Date(),
+    private readonly storage: RedeliveryStorageOptions = { deadlineMs: STORAGE_CALL_DEADLINE_MS },
   ) {}
 
   async redeliver(
@@ -118,10 +153,7 @@ export class DeadLetterRedelivery {
       batch = [];
     };
     try {
-      for await (const blob of container.listBlobsFlat({
-        prefix: `${endpoint.name}/`,
-        includeMetadata: true,
-      })) {
+      for await (const blob of listWithDeadlines(container, `${endpoint.name}/`, this.storage)) {
         if (!inWindow(writtenAt(blob), window)) continue;
         batch.push(blob);
         if (batch.length >= PARALLEL) await flush();
@@ -175,7 +207,7 @@ export class DeadLetterRedelivery {
     try {
       const body = await client.downloadToBuffer(0, undefined, {
         conditions: { ifMatch: etag },
-        abortSignal: storageDeadline(),
+        abortSignal: storageDeadline(this.storage.deadlineMs),
       });
       if (!this.marks.verifies(metadata, run.endpoint.id, blob.name, body)) {
         return this.skipForeign(run, blob.name, "its service mark does not match its name and content");

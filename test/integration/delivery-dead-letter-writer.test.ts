@@ -6,7 +6,7 @@ import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import { type DeadLetterReason, DeadLetterWriter } from "../../src/delivery/dead-letter-writer";
 import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
 import type { CloudEvent } from "../../src/events/cloud-event";
-import { cloudEvent, deadLetterUrl, listBlobs } from "../support/delivery-kit";
+import { cloudEvent, deadLetterEndpoint, deadLetterUrl, listBlobs } from "../support/delivery-kit";
 
 // The dead-letter writer against a container in Azurite, through a SAS URL as in production.
 const AT = new Date("2026-05-06T07:08:09Z");
@@ -14,20 +14,8 @@ const WHY: DeadLetterReason = { reason: "TtlExpired", attempts: 4, lastError: "M
 
 const MARKS = new DeadLetterMarks(randomBytes(32));
 
-function endpointWith(
-  sasUrl: string,
-  instance = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/a",
-): DeliveryEndpoint {
-  return {
-    id: `${instance}/endpoints/writer-ep`,
-    name: "writer-ep",
-    topic: "t",
-    secrets: {
-      queuePrimaryConnectionString: "unused",
-      queueSecondaryConnectionString: "unused",
-      deadLetterStorageSecret: sasUrl,
-    },
-  } as DeliveryEndpoint;
+function endpointWith(sasUrl: string, instance?: string): DeliveryEndpoint {
+  return deadLetterEndpoint(sasUrl, "writer-ep", instance);
 }
 
 function fromSource(event: CloudEvent, source: string): CloudEvent {

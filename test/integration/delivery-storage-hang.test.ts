@@ -4,8 +4,13 @@ import { type QueueTrigger, startQueueTrigger } from "../../dev/queue-trigger";
 import { DeadLetterMarks } from "../../src/delivery/dead-letter-mark";
 import { DeadLetterWriter } from "../../src/delivery/dead-letter-writer";
 import { DeliveryQueues } from "../../src/delivery/delivery-queues";
-import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
-import { cloudEvent, deadLetterUrl, listBlobs, queuedEventIds } from "../support/delivery-kit";
+import {
+  cloudEvent,
+  deadLetterEndpoint,
+  deadLetterUrl,
+  listBlobs,
+  queuedEventIds,
+} from "../support/delivery-kit";
 import { type PausableRelay, startPausableRelay } from "../support/pausable-relay";
 import { sharedStandIns } from "../support/stand-ins-env";
 
@@ -148,16 +153,7 @@ it("a dead-letter write that gets no answer fails at its deadline, and writes on
   const blobPort = Number(new URL(sasUrl).port);
   const relay = await relayTo(blobPort);
   const viaRelay = sasUrl.replace(`127.0.0.1:${blobPort}/`, `127.0.0.1:${relay.port}/`);
-  const endpoint = {
-    id: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/a/endpoints/ep",
-    name: "ep",
-    topic: "t",
-    secrets: {
-      queuePrimaryConnectionString: "unused",
-      queueSecondaryConnectionString: "unused",
-      deadLetterStorageSecret: viaRelay,
-    },
-  } as DeliveryEndpoint;
+  const endpoint = deadLetterEndpoint(viaRelay);
   const writer = new DeadLetterWriter(new DeadLetterMarks(randomBytes(32)), DEADLINE_MS);
   const why = { reason: "TtlExpired", attempts: 3, lastError: "gone" } as const;
 

@@ -5,6 +5,7 @@ import { QueueClient } from "@azure/storage-queue";
 import { localDeadLetterSasUrl } from "../../dev/stand-ins/dead-letter-sas";
 import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
 import { poisonQueueName } from "../../src/common/poison-queue";
+import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
 import { sharedStandIns } from "./stand-ins-env";
 import { startTestHost, type TestHost } from "./test-host";
 
@@ -99,6 +100,31 @@ export class Subscriber {
     await this.closeSubscription();
     await this.client.close();
   }
+}
+
+/** The instance of the endpoints deadLetterEndpoint makes, unless given another. */
+export const DEAD_LETTER_INSTANCE =
+  "/subscriptions/s/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/a";
+
+/**
+ * An endpoint as delivery holds it, for the dead-letter writer and redelivery alone: its dead
+ * letters go to `sasUrl`; its Service Bus connection strings are never used.
+ */
+export function deadLetterEndpoint(
+  sasUrl: string,
+  name = "ep",
+  instance = DEAD_LETTER_INSTANCE,
+): DeliveryEndpoint {
+  return {
+    id: `${instance}/endpoints/${name}`,
+    name,
+    topic: "t",
+    secrets: {
+      queuePrimaryConnectionString: "unused",
+      queueSecondaryConnectionString: "unused",
+      deadLetterStorageSecret: sasUrl,
+    },
+  } as DeliveryEndpoint;
 }
 
 export async function deadLetterUrl(container = `dead-${randomUUID().slice(0, 8)}`): Promise<string> {

@@ -1,0 +1,103 @@
+import { randomBytes } from "node:crypto";
+import { startDelayRelay } from "../../bench/delay-relay";
+import { ServiceUnavailable } from "../../src/common/errors";
+import { DeadLetterMarks } from "../../src/delivery/dead-letter-mark";
+import {
+  DeadLetterRedelivery,
+  type RedeliveryStorageOptions,
+} from "../../src/delivery/dead-letter-redelivery";
+import { DeadLetterWriter } from "../../src/delivery/dead-letter-writer";
+import type { DeliveryQueues } from "../../src/delivery/delivery-queues";
+import { cloudEvent, DEAD_LETTER_INSTANCE, deadLetterEndpoint, deadLetterUrl } from "../support/delivery-kit";
+import { startPausableRelay } from "../support/pausable-relay";
+
+// Redelivery lists an endpoint's dead-letter container a page at a time, each page with a deadline
+// of its own: a store that stops answering ends the call (503, so the caller repeats it later)
+// instead of holding it as long as the connection stays open, and a listing that is only long,
+// slower in all than one deadline, still reaches its end. Real Azurite, behind relays.
+
+jest.setTimeout(60_000);
+
+const INSTANCE = DEAD_LETTER_INSTANCE;
+const endpointAt = (sasUrl: string) => deadLetterEndpoint(sasUrl);
+
+/** The same SAS URL, through a relay listening on `port`. */
+function through(sasUrl: string, port: number): string {
+  const url = new URL(sasUrl);
+  url.port = String(port);
+  return url.toString();
+}
+
+/** A dead-letter container holding dead letters `ids` of the endpoint, written as delivery writes them. */
+async function deadLetters(ids: string[]) {
+  const sasUrl = await deadLetterUrl();
+  const marks = new DeadLetterMarks(randomBytes(32));
+  const writer = new DeadLetterWriter(marks);
+  const why = { reason: "TtlExpired", attempts: 3, lastError: "gone" } as const;
+  for (const id of ids) await writer.write(endpointAt(sasUrl), cloudEvent(id), why, new Date());
+  return { sasUrl, marks };
+}
+
+/** A redelivery whose requeued events are recorded rather than queued. */
+function redeliveryRecording(marks: DeadLetterMarks, storage: RedeliveryStorageOptions) {
+  const requeued: string[] = [];
+  const queues: Pick<DeliveryQueues, "scheduleRetry"> = {
+    scheduleRetry: async (_message, events) => {
+      requeued.push(...events.map((event) => event.id));
+    },
+  };
+  return { requeued, redelivery: new DeadLetterRedelivery(queues, marks, () => new Date(), storage) };
+}
+
+it("a listing that gets no answer ends with 503 at its deadline, and the next call redelivers once the store answers", async () => {
+  const deadlineMs = 1500;
+  const ids = ["a", "b", "c"];
+  const { sasUrl, marks } = await deadLetters(ids);
+  const relay = await startPausableRelay(Number(new URL(sasUrl).port));
+  try {
+    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs });
+
+    relay.pause();
+    const started = performance.now();
+    const error = await redelivery.redeliver(INSTANCE, endpoint, {}).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    const ms = performance.now() - started;
+    expect(error).toBeInstanceOf(ServiceUnavailable);
+    expect(ms).toBeGreaterThanOrEqual(deadlineMs - 100);
+    expect(ms).toBeLessThan(15_000);
+    expect(requeued).toEqual([]);
+
+    relay.resume();
+    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    expect(counts).toEqual({ requeued: ids.length, skipped: 0, failed: 0 });
+    expect(requeued.sort()).toEqual(ids);
+  } finally {
+    relay.resume();
+    await relay.close();
+  }
+});
+
+it("a listing of several pages, slower in all than one deadline, is listed to its end", async () => {
+  // Every request costs one round trip of the relay: four pages of two take 2.4 s at least, more
+  // than one deadline of 2 s, while each page, and each other call, takes well within it.
+  const deadlineMs = 2000;
+  const roundTripMs = 600;
+  const ids = ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
+  const { sasUrl, marks } = await deadLetters(ids);
+  const relay = await startDelayRelay(Number(new URL(sasUrl).port), roundTripMs);
+  try {
+    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs, pageSize: 2 });
+
+    const started = performance.now();
+    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    expect(performance.now() - started).toBeGreaterThan(deadlineMs);
+    expect(counts).toEqual({ requeued: ids.length, skipped: 0, failed: 0 });
+    expect(requeued.sort()).toEqual(ids);
+  } finally {
+    await relay.close();
+  }
+});
