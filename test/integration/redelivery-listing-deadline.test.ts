@@ -101,3 +101,35 @@ it("a listing of several pages, slower in all than one deadline, is listed to it
     await relay.close();
   }
 });
+
+it("a store that stops answering between two pages of the listing: the first call ends with 503 after requeuing the first page, the next requeues the rest, none twice", async () => {
+  const deadlineMs = 1500;
+  // Eight a page: the first page fills one batch (PARALLEL), which is requeued and marked before
+  // the second page is asked for; the relay holds that request (a listing with a marker) unanswered.
+  const ids = Array.from({ length: 10 }, (_, index) => `m${String(index).padStart(2, "0")}`);
+  const { sasUrl, marks } = await deadLetters(ids);
+  const secondPage = (chunk: Buffer) => {
+    const text = chunk.toString("latin1");
+    return text.includes("comp=list") && text.includes("marker=");
+  };
+  const relay = await startPausableRelay(Number(new URL(sasUrl).port), secondPage);
+  try {
+    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs, pageSize: 8 });
+
+    const error = await redelivery.redeliver(INSTANCE, endpoint, {}).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ServiceUnavailable);
+    expect([...requeued].sort()).toEqual(ids.slice(0, 8));
+
+    relay.resume();
+    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    expect(counts).toEqual({ requeued: 2, skipped: 8, failed: 0 });
+    expect([...requeued].sort()).toEqual(ids);
+  } finally {
+    relay.resume();
+    await relay.close();
+  }
+});

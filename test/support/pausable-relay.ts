@@ -19,15 +19,27 @@ interface Direction {
   held: Buffer[];
 }
 
-export async function startPausableRelay(targetPort: number): Promise<PausableRelay> {
+/**
+ * `pauseAt`, when given, is asked of every chunk a client sends: the first it says yes to pauses
+ * the relay, that chunk held with the rest (a request that must go unanswered, named by its text);
+ * once resumed, it is not asked again.
+ */
+export async function startPausableRelay(
+  targetPort: number,
+  pauseAt?: (fromClient: Buffer) => boolean,
+): Promise<PausableRelay> {
   let paused = false;
   let accepted = 0;
   const directions = new Set<Direction>();
   const sockets = new Set<net.Socket>();
-  const forward = (from: net.Socket, to: net.Socket) => {
+  const forward = (from: net.Socket, to: net.Socket, fromClient: boolean) => {
     const direction: Direction = { to, held: [] };
     directions.add(direction);
     from.on("data", (chunk: Buffer) => {
+      if (!paused && fromClient && pauseAt?.(chunk) === true) {
+        paused = true;
+        pauseAt = undefined;
+      }
       if (paused) direction.held.push(chunk);
       else to.write(chunk);
     });
@@ -36,8 +48,8 @@ export async function startPausableRelay(targetPort: number): Promise<PausableRe
     accepted++;
     const target = net.connect(targetPort, "127.0.0.1");
     sockets.add(client).add(target);
-    forward(client, target);
-    forward(target, client);
+    forward(client, target, true);
+    forward(target, client, false);
     const end = () => {
       client.destroy();
       target.destroy();
