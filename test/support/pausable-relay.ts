@@ -20,9 +20,9 @@ interface Direction {
 }
 
 /**
- * `pauseAt`, when given, is asked of every chunk a client sends: the first it says yes to pauses
- * the relay, that chunk held with the rest (a request that must go unanswered, named by its text);
- * once resumed, it is not asked again.
+ * `pauseAt`, when given, is asked of every chunk a client sends until it first says yes, never
+ * after: that chunk pauses the relay and is held with the rest (a request that must go unanswered,
+ * named by its text).
  */
 export async function startPausableRelay(
   targetPort: number,
