@@ -41,17 +41,21 @@ export function lostRace(error: unknown): boolean {
   return status === 412 || status === 409;
 }
 
-/** Step 1: the claim's ETag, or undefined when another call changed the blob first. */
+/**
+ * Step 1: the claim's ETag, or undefined when another call changed the blob first. `deadlineMs`,
+ * here and in settle: how long the write may take (storage-deadline.ts), the service's unless given.
+ */
 export async function claim(
   blob: BlobClient,
   metadata: Metadata,
   etag: string,
   now: Date,
+  deadlineMs?: number,
 ): Promise<string | undefined> {
   try {
     const claimed = await blob.setMetadata(
       { ...unmarked(metadata), [CLAIM_METADATA]: now.toISOString() },
-      { conditions: { ifMatch: etag }, abortSignal: storageDeadline() },
+      { conditions: { ifMatch: etag }, abortSignal: storageDeadline(deadlineMs) },
     );
     return claimed.etag;
   } catch (error) {
@@ -66,10 +70,14 @@ export async function settle(
   metadata: Metadata,
   claimEtag: string | undefined,
   redeliveredAt: Date | undefined,
+  deadlineMs?: number,
 ): Promise<void> {
   const settled =
     redeliveredAt === undefined
       ? metadata
       : { ...unmarked(metadata), [REDELIVERED_METADATA]: redeliveredAt.toISOString() };
-  await blob.setMetadata(settled, { conditions: { ifMatch: claimEtag }, abortSignal: storageDeadline() });
+  await blob.setMetadata(settled, {
+    conditions: { ifMatch: claimEtag },
+    abortSignal: storageDeadline(deadlineMs),
+  });
 }

@@ -3,7 +3,7 @@ import { describeError } from "../common/describe-error";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import { missingPermissions, REDELIVERY_PERMISSIONS, sasExpired } from "../endpoints/sas-token";
 import { type CloudEvent, cloudEventSchema } from "../events/cloud-event";
-import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
+import { storageDeadline } from "../store/storage-deadline";
 import {
   claim,
   claimedElsewhere,
@@ -49,9 +49,12 @@ type Outcome = keyof RedeliveryCounts;
 /** How many blobs are worked on at once. */
 const PARALLEL = 8;
 
-/** How redelivery reads the dead-letter store; the defaults are the service's. */
+/** How redelivery uses the dead-letter store; the defaults are the service's. */
 export interface RedeliveryStorageOptions {
-  /** How long one storage call may take: each page of the listing, each download. */
+  /**
+   * How long any one of its storage calls may take: each page of the listing, each download,
+   * each claim and settling write (storage-deadline.ts; STORAGE_CALL_DEADLINE_MS unless given).
+   */
   deadlineMs?: number;
   /** Blobs asked for per page of the listing; unset, storage's own (5,000). */
   pageSize?: number;
@@ -126,7 +129,7 @@ export class DeadLetterRedelivery {
     private readonly queues: Pick<DeliveryQueues, "scheduleRetry">,
     private readonly marks: DeadLetterMarks,
     private readonly now: () => Date = () => new Date(),
-    private readonly storage: RedeliveryStorageOptions = { deadlineMs: STORAGE_CALL_DEADLINE_MS },
+    private readonly storage: RedeliveryStorageOptions = {},
   ) {}
 
   async redeliver(
@@ -241,7 +244,7 @@ export class DeadLetterRedelivery {
   ): Promise<Outcome> {
     let claimEtag: string | undefined;
     try {
-      claimEtag = await claim(client, metadata, etag, this.now());
+      claimEtag = await claim(client, metadata, etag, this.now(), this.storage.deadlineMs);
     } catch (error) {
       return this.fail(run, client.name, "could not be claimed", error);
     }
@@ -263,10 +266,10 @@ export class DeadLetterRedelivery {
         0,
       );
     } catch (error) {
-      await settle(client, metadata, claimEtag, undefined).catch(() => undefined);
+      await settle(client, metadata, claimEtag, undefined, this.storage.deadlineMs).catch(() => undefined);
       return this.fail(run, client.name, "was not requeued", error);
     }
-    await settle(client, metadata, claimEtag, this.now()).catch((error: unknown) =>
+    await settle(client, metadata, claimEtag, this.now(), this.storage.deadlineMs).catch((error: unknown) =>
       // Queued already, so counted as requeued; its claim lapses after CLAIM_SECONDS.
       this.fail(run, client.name, "was requeued but not marked", error),
     );

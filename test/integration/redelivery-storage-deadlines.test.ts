@@ -11,10 +11,11 @@ import type { DeliveryQueues } from "../../src/delivery/delivery-queues";
 import { cloudEvent, DEAD_LETTER_INSTANCE, deadLetterEndpoint, deadLetterUrl } from "../support/delivery-kit";
 import { startPausableRelay } from "../support/pausable-relay";
 
-// Redelivery lists an endpoint's dead-letter container a page at a time, each page with a deadline
-// of its own: a store that stops answering ends the call (503, so the caller repeats it later)
-// instead of holding it as long as the connection stays open, and a listing that is only long,
-// slower in all than one deadline, still reaches its end. Real Azurite, behind relays.
+// Every storage call of a redelivery has a deadline. It lists an endpoint's dead-letter container a
+// page at a time, each page with a deadline of its own: a store that stops answering ends the call
+// (503, so the caller repeats it later) instead of holding it as long as the connection stays open,
+// and a listing that is only long, slower in all than one deadline, still reaches its end. A claim
+// the store does not answer fails that dead letter at the same deadline. Real Azurite, behind relays.
 
 jest.setTimeout(60_000);
 
@@ -128,6 +129,40 @@ it("a store that stops answering between two pages of the listing: the first cal
     const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
     expect(counts).toEqual({ requeued: 2, skipped: 8, failed: 0 });
     expect([...requeued].sort()).toEqual(ids);
+  } finally {
+    relay.resume();
+    await relay.close();
+  }
+});
+
+it("a claim that gets no answer fails its dead letter at the redelivery's deadline, and the next call takes it up", async () => {
+  const deadlineMs = 1500;
+  const ids = ["c1", "c2", "c3"];
+  const { sasUrl, marks } = await deadLetters(ids);
+  // The first metadata write through the relay is a claim: from there on the store answers nothing.
+  const claimWrite = (chunk: Buffer) => chunk.toString("latin1").includes("comp=metadata");
+  const relay = await startPausableRelay(Number(new URL(sasUrl).port), claimWrite);
+  try {
+    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs });
+
+    const started = performance.now();
+    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    const ms = performance.now() - started;
+    expect(counts).toEqual({ requeued: 0, skipped: 0, failed: ids.length });
+    expect(requeued).toEqual([]);
+    expect(ms).toBeGreaterThanOrEqual(deadlineMs - 100);
+    // Well short of the service's own 20 s: the redelivery's deadline reached its claims.
+    expect(ms).toBeLessThan(15_000);
+
+    // Once the store answers, each is requeued, or skipped while an abandoned claim that landed
+    // late is younger than its 5 minutes (then taken again): none fails, none is requeued twice.
+    relay.resume();
+    const again = await redelivery.redeliver(INSTANCE, endpoint, {});
+    expect(again.failed).toBe(0);
+    expect(again.requeued + again.skipped).toBe(ids.length);
+    expect(new Set(requeued).size).toBe(requeued.length);
+    expect(requeued.every((id) => ids.includes(id))).toBe(true);
   } finally {
     relay.resume();
     await relay.close();
