@@ -10,9 +10,11 @@ import {
   deadLetterUrl,
   listBlobs,
   queuedEventIds,
+  sasUrlThrough,
 } from "../support/delivery-kit";
 import { type PausableRelay, startPausableRelay } from "../support/pausable-relay";
 import { sharedStandIns } from "../support/stand-ins-env";
+import { timed } from "../support/timed";
 
 // Delivery's own storage calls against an account that stops answering (a relay in front of the
 // shared Azurite that reads requests and answers nothing): the retry and poison writes, the
@@ -39,16 +41,6 @@ async function relayTo(port: number): Promise<PausableRelay> {
   const relay = await startPausableRelay(port);
   relays.push(relay);
   return relay;
-}
-
-/** How long `work` took to settle, and how: the error it failed with, or undefined. */
-async function timed(work: Promise<unknown>): Promise<{ ms: number; error: unknown }> {
-  const started = performance.now();
-  const error = await work.then(
-    () => undefined,
-    (thrown: unknown) => thrown ?? new Error("rejected without a reason"),
-  );
-  return { ms: performance.now() - started, error };
 }
 
 /** A queue and its poison queue, both unmade, and the service's writes to them through a pausable relay. */
@@ -152,7 +144,7 @@ it("a dead-letter write that gets no answer fails at its deadline, and writes on
   const sasUrl = await deadLetterUrl();
   const blobPort = Number(new URL(sasUrl).port);
   const relay = await relayTo(blobPort);
-  const viaRelay = sasUrl.replace(`127.0.0.1:${blobPort}/`, `127.0.0.1:${relay.port}/`);
+  const viaRelay = sasUrlThrough(sasUrl, relay.port);
   const endpoint = deadLetterEndpoint(viaRelay);
   const writer = new DeadLetterWriter(new DeadLetterMarks(randomBytes(32)), DEADLINE_MS);
   const why = { reason: "TtlExpired", attempts: 3, lastError: "gone" } as const;

@@ -8,8 +8,15 @@ import {
 } from "../../src/delivery/dead-letter-redelivery";
 import { DeadLetterWriter } from "../../src/delivery/dead-letter-writer";
 import type { DeliveryQueues } from "../../src/delivery/delivery-queues";
-import { cloudEvent, DEAD_LETTER_INSTANCE, deadLetterEndpoint, deadLetterUrl } from "../support/delivery-kit";
+import {
+  cloudEvent,
+  DEAD_LETTER_INSTANCE,
+  deadLetterEndpoint,
+  deadLetterUrl,
+  sasUrlThrough,
+} from "../support/delivery-kit";
 import { startPausableRelay } from "../support/pausable-relay";
+import { timed } from "../support/timed";
 
 // Every storage call of a redelivery has a deadline. It lists an endpoint's dead-letter container a
 // page at a time, each page with a deadline of its own: a store that stops answering ends the call
@@ -19,23 +26,13 @@ import { startPausableRelay } from "../support/pausable-relay";
 
 jest.setTimeout(60_000);
 
-const INSTANCE = DEAD_LETTER_INSTANCE;
-const endpointAt = (sasUrl: string) => deadLetterEndpoint(sasUrl);
-
-/** The same SAS URL, through a relay listening on `port`. */
-function through(sasUrl: string, port: number): string {
-  const url = new URL(sasUrl);
-  url.port = String(port);
-  return url.toString();
-}
-
 /** A dead-letter container holding dead letters `ids` of the endpoint, written as delivery writes them. */
 async function deadLetters(ids: string[]) {
   const sasUrl = await deadLetterUrl();
   const marks = new DeadLetterMarks(randomBytes(32));
   const writer = new DeadLetterWriter(marks);
   const why = { reason: "TtlExpired", attempts: 3, lastError: "gone" } as const;
-  for (const id of ids) await writer.write(endpointAt(sasUrl), cloudEvent(id), why, new Date());
+  for (const id of ids) await writer.write(deadLetterEndpoint(sasUrl), cloudEvent(id), why, new Date());
   return { sasUrl, marks };
 }
 
@@ -56,23 +53,18 @@ it("a listing that gets no answer ends with 503 at its deadline, and the next ca
   const { sasUrl, marks } = await deadLetters(ids);
   const relay = await startPausableRelay(Number(new URL(sasUrl).port));
   try {
-    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
     const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs });
 
     relay.pause();
-    const started = performance.now();
-    const error = await redelivery.redeliver(INSTANCE, endpoint, {}).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    const ms = performance.now() - started;
+    const { ms, error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
     expect(error).toBeInstanceOf(ServiceUnavailable);
     expect(ms).toBeGreaterThanOrEqual(deadlineMs - 100);
     expect(ms).toBeLessThan(15_000);
     expect(requeued).toEqual([]);
 
     relay.resume();
-    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    const counts = await redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {});
     expect(counts).toEqual({ requeued: ids.length, skipped: 0, failed: 0 });
     expect(requeued.sort()).toEqual(ids);
   } finally {
@@ -90,11 +82,11 @@ it("a listing of several pages, slower in all than one deadline, is listed to it
   const { sasUrl, marks } = await deadLetters(ids);
   const relay = await startDelayRelay(Number(new URL(sasUrl).port), roundTripMs);
   try {
-    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
     const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs, pageSize: 2 });
 
     const started = performance.now();
-    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    const counts = await redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {});
     expect(performance.now() - started).toBeGreaterThan(deadlineMs);
     expect(counts).toEqual({ requeued: ids.length, skipped: 0, failed: 0 });
     expect(requeued.sort()).toEqual(ids);
@@ -115,18 +107,15 @@ it("a store that stops answering between two pages of the listing: the first cal
   };
   const relay = await startPausableRelay(Number(new URL(sasUrl).port), secondPage);
   try {
-    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
     const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs, pageSize: 8 });
 
-    const error = await redelivery.redeliver(INSTANCE, endpoint, {}).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
+    const { error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
     expect(error).toBeInstanceOf(ServiceUnavailable);
     expect([...requeued].sort()).toEqual(ids.slice(0, 8));
 
     relay.resume();
-    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    const counts = await redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {});
     expect(counts).toEqual({ requeued: 2, skipped: 8, failed: 0 });
     expect([...requeued].sort()).toEqual(ids);
   } finally {
@@ -143,11 +132,11 @@ it("a claim that gets no answer fails its dead letter at the redelivery's deadli
   const claimWrite = (chunk: Buffer) => chunk.toString("latin1").includes("comp=metadata");
   const relay = await startPausableRelay(Number(new URL(sasUrl).port), claimWrite);
   try {
-    const endpoint = endpointAt(through(sasUrl, relay.port));
+    const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
     const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs });
 
     const started = performance.now();
-    const counts = await redelivery.redeliver(INSTANCE, endpoint, {});
+    const counts = await redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {});
     const ms = performance.now() - started;
     expect(counts).toEqual({ requeued: 0, skipped: 0, failed: ids.length });
     expect(requeued).toEqual([]);
@@ -158,7 +147,7 @@ it("a claim that gets no answer fails its dead letter at the redelivery's deadli
     // Once the store answers, each is requeued, or skipped while an abandoned claim that landed
     // late is younger than its 5 minutes (then taken again): none fails, none is requeued twice.
     relay.resume();
-    const again = await redelivery.redeliver(INSTANCE, endpoint, {});
+    const again = await redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {});
     expect(again.failed).toBe(0);
     expect(again.requeued + again.skipped).toBe(ids.length);
     expect(new Set(requeued).size).toBe(requeued.length);

@@ -127,6 +127,13 @@ export function deadLetterEndpoint(
   } as DeliveryEndpoint;
 }
 
+/** A SAS URL of the shared Azurite's, through a relay listening on `port` instead. */
+export function sasUrlThrough(sasUrl: string, port: number): string {
+  const url = new URL(sasUrl);
+  url.port = String(port);
+  return url.toString();
+}
+
 export async function deadLetterUrl(container = `dead-${randomUUID().slice(0, 8)}`): Promise<string> {
   const blobEndpoint = /BlobEndpoint=([^;]+)/.exec(sharedStandIns().storageConnectionString)?.[1] as string;
   return localDeadLetterSasUrl(blobEndpoint, container);
