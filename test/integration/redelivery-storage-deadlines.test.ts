@@ -157,3 +157,24 @@ it("a claim that gets no answer fails its dead letter at the redelivery's deadli
     await relay.close();
   }
 });
+
+it("two redeliveries paging through one container at once requeue each dead letter exactly once", async () => {
+  // Small pages, so the two calls' listings and claims interleave page by page.
+  const ids = Array.from({ length: 12 }, (_, index) => `x${String(index).padStart(2, "0")}`);
+  const { sasUrl, marks } = await deadLetters(ids);
+  const endpoint = deadLetterEndpoint(sasUrl);
+  const first = redeliveryRecording(marks, { pageSize: 3 });
+  const second = redeliveryRecording(marks, { pageSize: 2 });
+
+  const counts = await Promise.all([
+    first.redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}),
+    second.redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}),
+  ]);
+
+  const requeued = [...first.requeued, ...second.requeued].sort();
+  expect(requeued).toEqual(ids);
+  expect(counts.map((count) => count.failed)).toEqual([0, 0]);
+  expect(counts[0].requeued + counts[1].requeued).toBe(ids.length);
+  expect(counts[0].requeued + counts[0].skipped).toBe(ids.length);
+  expect(counts[1].requeued + counts[1].skipped).toBe(ids.length);
+});
