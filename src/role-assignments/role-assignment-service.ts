@@ -1,15 +1,23 @@
 import type { Container } from "@azure/cosmos";
 import { type RoleDefinition, roleById, roleByName, roleDefinitionId } from "../auth/role-definitions";
 import { scopeKeyOf, scopePath } from "../auth/scope";
-import { invalidRequest, ResourceConflict, ResourceNotFound } from "../common/errors";
+import {
+  invalidRequest,
+  PreconditionFailed,
+  ResourceConflict,
+  ResourceNotFound,
+  ServiceUnavailable,
+} from "../common/errors";
 import { nameKey } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
-import type { Preconditions } from "../common/preconditions";
+import { checkPreconditions, hasPreconditions, type Preconditions } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
 import { type Actor, checkEchoedSystemData, stampSystemData } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
+import { Conflict } from "../store/cosmos-errors";
 import type { DocumentStore, Stored } from "../store/document-store";
+import { AssignmentClaims, type AssignmentTuple, abandoned, sameTuple } from "./assignment-claims";
 import type { RoleAssignment, RoleAssignmentPut } from "./role-assignment-schema";
 import { type RoleAssignmentDocument, roleAssignmentStore } from "./role-assignment-store";
 
@@ -89,14 +97,16 @@ function roleOf(body: RoleAssignmentPut): RoleDefinition {
 
 /**
  * Role assignments as resources: who holds which role at which scope. Names are GUIDs, unique across
- * scopes; an assignment is never changed in place (ARM's rule), only created and deleted. `onChange`
- * is told the principal whose grants changed, so this host's authorizer forgets them at once.
+ * scopes; an assignment is never changed in place (ARM's rule), only created and deleted. One
+ * (principal, role, scope) is held by one assignment, through its claim (assignment-claims.ts).
+ * `onChange` is told the principal whose grants changed, so this host's authorizer forgets them at once.
  */
 export class RoleAssignmentService
   implements ResourceService<AssignmentScope, AssignmentPath, RoleAssignment, RoleAssignmentPut, never>
 {
   readonly documents: DocumentStore<RoleAssignmentDocument>;
   private readonly writer: ConditionalWriter<RoleAssignmentDocument>;
+  private readonly claims: AssignmentClaims;
 
   constructor(
     container: Container,
@@ -104,6 +114,7 @@ export class RoleAssignmentService
   ) {
     this.documents = roleAssignmentStore(container);
     this.writer = new ConditionalWriter(this.documents, "role assignment");
+    this.claims = new AssignmentClaims(container);
   }
 
   async list(path: AssignmentScope, page: PageRequest): Promise<Page<RoleAssignment>> {
@@ -137,26 +148,36 @@ export class RoleAssignmentService
     const scope = scopePath(path.scope);
     checkEchoedFields(body, scope, path.roleAssignmentName);
     const scopeKeyPath = scopePath(scopeKeyOf(path.scope));
-    await this.refuseDuplicate(path, principalId, role, scopeKeyPath);
-    const now = new Date().toISOString();
-    const { document, created } = await this.writer.put(
-      addressOf(path),
-      preconditions,
-      (existing, address) => {
-        checkEchoedSystemData(body.systemData, existing?.systemData);
-        if (existing) {
-          const same =
-            existing.scopeKeyPath === scopeKeyPath &&
-            existing.principalId === principalId &&
-            existing.roleDefinition === role.name;
-          if (!same)
-            throw new ResourceConflict(
-              "A role assignment cannot be changed: its scope, principal and role are fixed. Delete it and create another.",
-              "RoleAssignmentUpdateNotPermitted",
-            );
-          return { ...existing, systemData: stampSystemData(existing.systemData, actor, now) };
-        }
-        return {
+    const tuple: AssignmentTuple = { principalId, roleDefinition: role.name, scopeKeyPath };
+    const address = addressOf(path);
+    const conditional = hasPreconditions(preconditions);
+    for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt++) {
+      await pause(attempt);
+      const existing = await this.documents.read(address.id, address.partitionKey);
+      checkPreconditions(preconditions, existing?._etag);
+      checkEchoedSystemData(body.systemData, existing?.systemData);
+      const now = new Date().toISOString();
+      if (existing) {
+        if (!sameTuple(existing, tuple))
+          throw new ResourceConflict(
+            "A role assignment cannot be changed: its scope, principal and role are fixed. Delete it and create another.",
+            "RoleAssignmentUpdateNotPermitted",
+          );
+        // The same assignment again: it already holds its tuple, so a plain replace (200).
+        const replaced = await this.replaceUnlessRaced(
+          { ...existing, systemData: stampSystemData(existing.systemData, actor, now) },
+          existing._etag,
+          conditional,
+        );
+        if (!replaced) continue;
+        this.onChange(principalId);
+        return { versioned: toResource(replaced), created: false };
+      }
+      const claim = await this.claimTuple(tuple, address.id);
+      if (claim === undefined) continue;
+      let created: Stored<RoleAssignmentDocument>;
+      try {
+        created = await this.documents.create({
           id: address.id,
           name: path.roleAssignmentName,
           scope,
@@ -167,11 +188,24 @@ export class RoleAssignmentService
           roleDefinition: role.name,
           ...(actor.tenantId !== undefined && { tenantId: actor.tenantId }),
           systemData: stampSystemData(undefined, actor, now),
-        };
-      },
+        });
+      } catch (error) {
+        // A PUT of this name got there first: look again (a replace, or another tuple's 409).
+        if (error instanceof Conflict) continue;
+        throw error;
+      }
+      this.onChange(principalId);
+      if ((await this.claims.replace(tuple, address.id, claim, true)) !== undefined)
+        return { versioned: toResource(created), created: true };
+      // The claim changed since this PUT took it: another PUT took it over (this one looked stalled)
+      // or a DELETE of this name released it. Withdraw, and look again: 409 if the other holds it.
+      await this.withdraw(address, tuple);
+      this.onChange(principalId);
+    }
+    throw new ServiceUnavailable(
+      "The role assignments of this principal, role and scope are being changed concurrently; retry shortly.",
+      1,
     );
-    this.onChange(principalId);
-    return { versioned: toResource(document), created };
   }
 
   async delete(path: AssignmentPath, preconditions: Preconditions): Promise<boolean> {
@@ -179,6 +213,8 @@ export class RoleAssignmentService
     if (!existing) return false;
     const deleted = await this.writer.delete(addressOf(path), preconditions);
     this.onChange(existing.principalId);
+    // The tuple is free for another name now (a crash before this leaves a claim a PUT takes over).
+    if (deleted) await this.claims.release(existing, existing.id);
     return deleted;
   }
 
@@ -189,28 +225,88 @@ export class RoleAssignmentService
     return document?.scopeKeyPath === scopePath(scopeKeyOf(path.scope)) ? document : undefined;
   }
 
-  private async refuseDuplicate(
-    path: AssignmentPath,
-    principalId: string,
-    role: RoleDefinition,
-    scopeKeyPath: string,
-  ): Promise<void> {
-    const others = await this.documents.queryAll<{ id: string }>({
+  /**
+   * Claims the tuple for the assignment `id` (assignment-claims.ts): the claim's etag to confirm
+   * once the assignment is stored, or undefined to look again after a pause (the claim changed, or
+   * another PUT is writing the assignment it names). RoleAssignmentExists when another holds it.
+   */
+  private async claimTuple(tuple: AssignmentTuple, id: string): Promise<string | undefined> {
+    const made = await this.claims.create(tuple, id);
+    if (made !== undefined) return this.adoptUnclaimed(tuple, id, made);
+    const claim = await this.claims.read(tuple);
+    if (!claim) return undefined;
+    // This name's own claim: an earlier try of this PUT, or a PUT of the same name racing it.
+    if (claim.assignment === id) return claim._etag;
+    const holder = await this.documents.read(claim.assignment, claim.assignment);
+    if (holder && sameTuple(holder, tuple)) throw exists(holder.name);
+    if (!holder && !abandoned(claim, Date.now())) return undefined;
+    return this.claims.replace(tuple, id, claim._etag, false);
+  }
+
+  /**
+   * Assignments stored before tuples had claims have none: the first claim of a tuple looks for one,
+   * and points at it instead of letting a second in.
+   */
+  private async adoptUnclaimed(
+    tuple: AssignmentTuple,
+    id: string,
+    claim: string,
+  ): Promise<string | undefined> {
+    const [other] = await this.documents.queryAll<{ id: string; name: string }>({
       query:
-        "SELECT c.id FROM c WHERE c.principalId = @principal AND c.roleDefinition = @role AND c.scopeKeyPath = @scope AND c.id != @id",
+        "SELECT c.id, c.name FROM c WHERE c.principalId = @principal AND c.roleDefinition = @role AND c.scopeKeyPath = @scope AND c.id != @id",
       parameters: [
-        { name: "@principal", value: principalId },
-        { name: "@role", value: role.name },
-        { name: "@scope", value: scopeKeyPath },
-        { name: "@id", value: addressOf(path).id },
+        { name: "@principal", value: tuple.principalId },
+        { name: "@role", value: tuple.roleDefinition },
+        { name: "@scope", value: tuple.scopeKeyPath },
+        { name: "@id", value: id },
       ],
     });
-    if (others.length > 0)
-      throw new ResourceConflict(
-        `The role assignment already exists: '${others[0]?.id}' gives the principal this role at this scope.`,
-        "RoleAssignmentExists",
-      );
+    if (!other) return claim;
+    if ((await this.claims.replace(tuple, other.id, claim, true)) === undefined) return undefined;
+    throw exists(other.name);
   }
+
+  /** Deletes this PUT's assignment, and any replace of it racing this (same tuple, so still this PUT's). */
+  private async withdraw(address: DocumentAddress, tuple: AssignmentTuple): Promise<void> {
+    for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt++) {
+      const current = await this.documents.read(address.id, address.partitionKey);
+      if (!current || !sameTuple(current, tuple)) return;
+      if ((await this.documents.delete(address.id, address.partitionKey, current._etag)) !== "changed")
+        return;
+    }
+  }
+
+  /** The replaced document, or undefined when it changed and the client did not guard against that. */
+  private async replaceUnlessRaced(
+    document: RoleAssignmentDocument,
+    etag: string,
+    conditional: boolean,
+  ): Promise<Stored<RoleAssignmentDocument> | undefined> {
+    try {
+      // Always on the version read: one deleted and made again since may hold another tuple.
+      return await this.documents.replace(document, etag);
+    } catch (error) {
+      if (conditional || !(error instanceof PreconditionFailed)) throw error;
+      return undefined;
+    }
+  }
+}
+
+function exists(name: string): ResourceConflict {
+  return new ResourceConflict(
+    `The role assignment already exists: '${name}' gives the principal this role at this scope.`,
+    "RoleAssignmentExists",
+  );
+}
+
+/** How many times a PUT looks again: after lost races, and while another PUT writes the tuple's assignment. */
+const PUT_ATTEMPTS = 40;
+
+function pause(attempt: number): Promise<void> {
+  if (attempt === 0) return Promise.resolve();
+  const ms = Math.min(100, 2 ** Math.min(attempt, 7)) * Math.random();
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** `id`, `name`, `type` and `scope` are the path's: a body may echo them, unchanged (case aside). */
