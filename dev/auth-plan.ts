@@ -70,8 +70,9 @@ export function planLocalAuth(settings: Settings, issuerPort: () => number): Iss
     clientId: LOCAL_CLIENT_ID,
     keyFile: issuerKeyFile(settings),
     developerObjectId: DEVELOPER_OBJECT_ID,
-    developerIsAdmin: settings.AUTH_ADMIN_PRINCIPALS.split(",").some(
-      (id) => id.trim().toLowerCase() === DEVELOPER_OBJECT_ID,
+    // An entry is `{tenant}/{object id}` or an object id of the authority's (the local) tenant.
+    developerIsAdmin: settings.AUTH_ADMIN_PRINCIPALS.split(",").some((entry) =>
+      [DEVELOPER_OBJECT_ID, `${LOCAL_TENANT_ID}/${DEVELOPER_OBJECT_ID}`].includes(entry.trim().toLowerCase()),
     ),
   };
 }

@@ -145,7 +145,7 @@ param authClientId string = ''
 @description('With authClientId: the registration\'s App ID URI when it is not api://<authClientId> (such as https://api.contoso.com/twins); tokens for it are accepted too. Empty: none.')
 param authAppIdUri string = ''
 
-@description('AUTH_ADMIN_PRINCIPALS: comma-separated object ids that hold Owner at / without a role assignment, to make the first assignments. Empty: the operator (principalId).')
+@description('AUTH_ADMIN_PRINCIPALS: comma-separated principals that hold Owner at / without a role assignment, to make the first assignments: object ids of the deployment\'s tenant, or {tenant id}/{object id}. Empty: the operator (principalId).')
 param authAdminPrincipals string = ''
 
 @minValue(0)

@@ -1,3 +1,4 @@
+import { issuerTenant } from "./auth/token-claims";
 import { z } from "./common/zod";
 import {
   DEFAULT_SERVICEBUS_HOST_SUFFIXES,
@@ -82,6 +83,37 @@ function guidListSetting(error: string) {
   });
 }
 
+/** An entry of AUTH_ADMIN_PRINCIPALS: an object id, in the tenant named or (none named) the authority's. */
+export interface AdminPrincipalEntry {
+  tenantId?: string;
+  objectId: string;
+}
+
+/** An administrator: an object id in a tenant (GUIDs, lower-cased). */
+export interface AdminPrincipal {
+  tenantId: string;
+  objectId: string;
+}
+
+const ADMIN_PRINCIPALS_RULE =
+  "must be comma-separated entries, each '{tenant id}/{object id}' or an object id of the authority's tenant (GUIDs)";
+
+/** Comma-separated `{tenant id}/{object id}` or bare object ids, lower-cased. */
+const adminPrincipalsSetting = listSetting(ADMIN_PRINCIPALS_RULE).transform((values, ctx) => {
+  const entries: AdminPrincipalEntry[] = [];
+  for (const value of values) {
+    const parts = value.toLowerCase().split("/");
+    const objectId = parts.pop() as string;
+    const tenantId = parts.pop();
+    if (parts.length > 0 || !GUID.test(objectId) || (tenantId !== undefined && !GUID.test(tenantId))) {
+      ctx.addIssue({ code: "custom", message: ADMIN_PRINCIPALS_RULE });
+      return z.NEVER;
+    }
+    entries.push(tenantId === undefined ? { objectId } : { tenantId, objectId });
+  }
+  return entries;
+});
+
 /** https, or http to a loopback address (the local issuer). */
 function authorityIsSecure(url: URL): boolean {
   return url.protocol === "https:" || LOOPBACK_HOSTS.has(url.hostname);
@@ -91,6 +123,24 @@ function authorityIsSecure(url: URL): boolean {
 export function isMultiTenant(authority: string): boolean {
   const tenant = URL.canParse(authority) ? new URL(authority).pathname.split("/")[1] : undefined;
   return tenant !== undefined && ["common", "organizations", "consumers"].includes(tenant.toLowerCase());
+}
+
+/** The one tenant an authority names by id (`https://login.microsoftonline.com/{tenant id}/v2.0`), if any. */
+export function authorityTenant(authority: string): string | undefined {
+  return isMultiTenant(authority) ? undefined : issuerTenant(authority);
+}
+
+/**
+ * AUTH_ADMIN_PRINCIPALS as tenant and object id: a bare object id is of the authority's tenant.
+ * loadConfig has refused bare ids when AUTH_AUTHORITY names no tenant id; were one left, it is nobody.
+ */
+export function adminPrincipals(
+  config: Pick<AppConfig, "AUTH_ADMIN_PRINCIPALS" | "AUTH_AUTHORITY">,
+): AdminPrincipal[] {
+  const home = config.AUTH_AUTHORITY === undefined ? undefined : authorityTenant(config.AUTH_AUTHORITY);
+  return (config.AUTH_ADMIN_PRINCIPALS ?? []).flatMap(({ tenantId = home, objectId }) =>
+    tenantId === undefined ? [] : [{ tenantId, objectId }],
+  );
 }
 
 const PUBLIC_BASE_URL_RULE = "must be an http(s) URL without query, fragment or user information";
@@ -213,8 +263,11 @@ export const configSchema = z
     ).optional(),
     /** Tenants whose tokens are taken (GUIDs); absent: the authority's own tenant. */
     AUTH_ALLOWED_TENANTS: guidListSetting("must be tenant ids (GUIDs), comma-separated").optional(),
-    /** Object ids that hold Owner at `/` without an assignment (bootstrap). */
-    AUTH_ADMIN_PRINCIPALS: guidListSetting("must be object ids (GUIDs), comma-separated").optional(),
+    /**
+     * Principals that hold Owner at `/` without an assignment (bootstrap): `{tenant id}/{object id}`,
+     * or a bare object id of the authority's own tenant; comma-separated.
+     */
+    AUTH_ADMIN_PRINCIPALS: adminPrincipalsSetting.optional(),
     /** How long a principal's role assignments are cached: a revoked assignment stops working within it. */
     AUTH_CACHE_SECONDS: wholeNumber(0, 300, " of seconds").default(30),
 
@@ -258,6 +311,18 @@ export const configSchema = z
           path: ["AUTH_ALLOWED_TENANTS"],
           message:
             "is required when AUTH_AUTHORITY names no single tenant (common, organizations): the tenant ids to accept",
+        });
+      if (
+        config.AUTH_AUTHORITY &&
+        authorityTenant(config.AUTH_AUTHORITY) === undefined &&
+        config.AUTH_ADMIN_PRINCIPALS?.some((entry) => entry.tenantId === undefined)
+      )
+        ctx.addIssue({
+          code: "custom",
+          path: ["AUTH_ADMIN_PRINCIPALS"],
+          message: isMultiTenant(config.AUTH_AUTHORITY)
+            ? "must name each principal's tenant ('{tenant id}/{object id}') when AUTH_AUTHORITY names no single tenant (common, organizations): a bare object id means the authority's tenant"
+            : "must name each principal's tenant ('{tenant id}/{object id}') when AUTH_AUTHORITY names its tenant by no tenant id (GUID): a bare object id means the authority's tenant",
         });
     }
     if (

@@ -4,7 +4,7 @@ import type { AssessmentService } from "./assessments/assessment-service";
 import type { Authorizer } from "./auth/authorizer";
 import type { TokenValidator } from "./auth/token-validator";
 import { poisonQueueName } from "./common/poison-queue";
-import type { AppConfig } from "./config";
+import { type AppConfig, adminPrincipals } from "./config";
 import type { DeadLetterMarks } from "./delivery/dead-letter-mark";
 import type { DeadLetterRedelivery } from "./delivery/dead-letter-redelivery";
 import type { DeliveryQueues } from "./delivery/delivery-queues";
@@ -166,7 +166,7 @@ function authorizer(services: Services): Authorizer {
     require("./role-assignments/role-assignment-store") as typeof import("./role-assignments/role-assignment-store");
   return new Authorizer({
     load: (objectId) => grantsOf(services.roleAssignments.documents, objectId),
-    admins: config.AUTH_ADMIN_PRINCIPALS ?? [],
+    admins: adminPrincipals(config),
     cacheMs: config.AUTH_CACHE_SECONDS * 1000,
   });
 }

@@ -35,8 +35,8 @@ export class Grants {
 export interface AuthorizerOptions {
   /** A principal's assignments, from the store. */
   load: (objectId: string) => Promise<GrantRecord[]>;
-  /** Object ids that hold Owner at `/` without an assignment. */
-  admins: readonly string[];
+  /** Principals (an object id in a tenant) that hold Owner at `/` without an assignment. */
+  admins: readonly { tenantId: string; objectId: string }[];
   /** How long a principal's grants are kept; a revoked assignment stops working within it. */
   cacheMs: number;
   /** How many principals' grants are kept at most (the oldest go first). */
@@ -52,7 +52,8 @@ export class Authorizer {
   private readonly admins: Set<string>;
 
   constructor(private readonly options: AuthorizerOptions) {
-    this.admins = new Set(options.admins.map((id) => id.toLowerCase()));
+    // `{tenant}/{object id}`, lower-cased: the same object id in another tenant is someone else.
+    this.admins = new Set(options.admins.map((admin) => `${admin.tenantId}/${admin.objectId}`.toLowerCase()));
   }
 
   grantsOf(principal: EntraPrincipal): Promise<Grants> {
@@ -81,7 +82,8 @@ export class Authorizer {
 
   private async load(principal: EntraPrincipal): Promise<Grants> {
     const grants: Grant[] = [];
-    if (this.admins.has(principal.objectId)) grants.push({ scope: [], role: OWNER });
+    if (this.admins.has(`${principal.tenantId}/${principal.objectId}`.toLowerCase()))
+      grants.push({ scope: [], role: OWNER });
     for (const record of await this.options.load(principal.objectId)) {
       const role = roleById(record.roleDefinition);
       // An assignment made in another tenant is not this principal's.

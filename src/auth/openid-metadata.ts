@@ -13,8 +13,8 @@ const DISCOVERY_TIMEOUT_MS = 5000;
 const DISCOVERY_TTL_MS = 24 * 3600 * 1000;
 
 export class AuthorityUnavailable extends ServiceUnavailable {
-  constructor(detail: string) {
-    super(`The token authority cannot be reached (${detail}); retry shortly.`, 5);
+  constructor(detail: string, retryAfterSeconds = 5) {
+    super(`The token authority cannot be reached (${detail}); retry shortly.`, retryAfterSeconds);
   }
 }
 

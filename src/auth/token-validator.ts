@@ -1,6 +1,7 @@
 import type { JWTVerifyGetKey } from "jose";
 import { AuthenticationFailed } from "../common/errors";
 import { AcceptedTokens } from "./accepted-tokens";
+import { authorityKeySet } from "./authority-keys";
 import { AuthorityUnavailable, OpenIdDiscovery } from "./openid-metadata";
 import type { EntraPrincipal } from "./principal";
 import {
@@ -20,6 +21,11 @@ export interface TokenSettings {
   allowedTenants?: readonly string[];
   /** How many validated tokens are kept (default 10,000; 0 validates every request in full). */
   acceptedTokens?: number;
+  /**
+   * Least time between two fetches of the authority's key set, whether the last one succeeded or
+   * failed (default 30,000 ms): an unknown `kid` costs at most one fetch per cool-down.
+   */
+  keySetCooldownMs?: number;
 }
 
 /** Asymmetric algorithms only: a symmetric one would let anyone holding the public key sign. */
@@ -40,6 +46,8 @@ const MAX_TOKEN_LENGTH = 16 * 1024;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** How long the authority's key set is kept (jose's cacheMaxAge), and so a validated token at most. */
 const KEY_SET_MAX_AGE_MS = 10 * 60_000;
+/** Least time between two fetches of the key set, whatever the last one's outcome. */
+const KEY_SET_COOLDOWN_MS = 30_000;
 
 type Jose = typeof import("jose");
 
@@ -52,8 +60,8 @@ function loadJose(): Jose {
  * Validates Entra ID access tokens (v1 and v2) with jose: the signature against the authority's
  * published key set only (never a key or URL the token itself names), the algorithm, issuer,
  * audience, lifetime and tenant. What can be refused without the keys is refused first, so a forged
- * token of most kinds costs no request to the authority; an unknown `kid` makes jose refresh the key
- * set at most once per cool-down.
+ * token of most kinds costs no request to the authority; an unknown `kid` refreshes the key set at
+ * most once per cool-down, whether the last fetch succeeded or failed (authority-keys.ts).
  */
 export class TokenValidator {
   private readonly authority: URL;
@@ -159,27 +167,17 @@ export class TokenValidator {
     return allowed.includes(tenant);
   }
 
-  /** The authority's key set, made once per jwks_uri: jose caches it and refreshes it on an unknown kid. */
+  /**
+   * The authority's key set, made once per jwks_uri: kept, and refreshed on an unknown kid at most
+   * once per cool-down. No key with that kid is the token's fault; anything else is the authority's.
+   */
   private keySet(jose: Jose, jwksUri: URL): JWTVerifyGetKey {
     if (this.keys?.uri !== jwksUri.href) {
-      const remote = jose.createRemoteJWKSet(jwksUri, {
-        timeoutDuration: 5000,
-        cooldownDuration: 30_000,
-        cacheMaxAge: KEY_SET_MAX_AGE_MS,
+      const resolve = authorityKeySet(jose, jwksUri, {
+        cooldownMs: this.settings.keySetCooldownMs ?? KEY_SET_COOLDOWN_MS,
+        maxAgeMs: KEY_SET_MAX_AGE_MS,
+        timeoutMs: 5000,
       });
-      const resolve: JWTVerifyGetKey = async (header, token) => {
-        try {
-          return await remote(header, token);
-        } catch (error) {
-          // No key with that kid is the token's fault; anything else is the authority's.
-          if (
-            error instanceof jose.errors.JWKSNoMatchingKey ||
-            error instanceof jose.errors.JWKSMultipleMatchingKeys
-          )
-            throw error;
-          throw new AuthorityUnavailable(`its key set could not be read: ${(error as Error).name}`);
-        }
-      };
       this.keys = { uri: jwksUri.href, resolve };
     }
     return this.keys.resolve;

@@ -32,7 +32,7 @@ function authorizer(records: Record<string, GrantRecord[]>, options: Partial<Aut
       loads.push(objectId);
       return records[objectId] ?? [];
     },
-    admins: [ADMIN.toUpperCase()],
+    admins: [{ tenantId: TENANT.toUpperCase(), objectId: ADMIN.toUpperCase() }],
     cacheMs: 30_000,
     ...options,
   });
@@ -47,16 +47,28 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe("what a principal may do", () => {
-  it("makes the admins Owner at '/' without an assignment, in any allowed tenant, whatever the id's case", async () => {
+  it("makes the admins Owner at '/' without an assignment, in their own tenant only, whatever the ids' case", async () => {
     const { authorizer: auth } = authorizer({});
-    for (const tenant of [TENANT, OTHER_TENANT]) {
-      const grants = await auth.grantsOf(principal(ADMIN, tenant));
-      expect(grants.permits(ASSIGN_WRITE, scope("/"))).toBe(true);
-      expect(grants.permits(PROFILE_WRITE, scope("/authenticationProfiles/x"))).toBe(true);
-    }
+    const grants = await auth.grantsOf(principal(ADMIN));
+    expect(grants.permits(ASSIGN_WRITE, scope("/"))).toBe(true);
+    expect(grants.permits(PROFILE_WRITE, scope("/authenticationProfiles/x"))).toBe(true);
+    // The same object id in another tenant is another principal.
+    const elsewhere = await auth.grantsOf(principal(ADMIN, OTHER_TENANT));
+    expect(elsewhere.permits(PROFILE_READ, scope("/authenticationProfiles/x"))).toBe(false);
     expect(
       (await auth.grantsOf(principal(USER))).permits(PROFILE_READ, scope("/authenticationProfiles/x")),
     ).toBe(false);
+    const both = authorizer(
+      {},
+      {
+        admins: [
+          { tenantId: TENANT, objectId: ADMIN },
+          { tenantId: OTHER_TENANT, objectId: ADMIN },
+        ],
+      },
+    ).authorizer;
+    for (const tenant of [TENANT, OTHER_TENANT])
+      expect((await both.grantsOf(principal(ADMIN, tenant))).permits(ASSIGN_WRITE, scope("/"))).toBe(true);
   });
 
   it("ignores an assignment made in another tenant, and keeps one without a tenant or of its own", async () => {

@@ -295,6 +295,190 @@ describe("an unknown kid", () => {
   });
 });
 
+describe("the key set's cool-down holds whether the last fetch succeeded or failed", () => {
+  const COOLDOWN_MS = 5000;
+  let own: OpenIdIssuer;
+  beforeEach(async () => {
+    own = await startOpenIdIssuer();
+  });
+  afterEach(() => own.close());
+
+  function withCooldown(keySetCooldownMs?: number): TokenValidator {
+    return new TokenValidator({
+      authority: own.authority,
+      audiences: [LOCAL_CLIENT_ID],
+      allowedTenants: [LOCAL_TENANT_ID],
+      ...(keySetCooldownMs !== undefined && { keySetCooldownMs }),
+    });
+  }
+
+  /** Tokens signed under kids the authority never published (minted before the clock is frozen). */
+  function unknownKids(count: number, prefix: string): Promise<string[]> {
+    return Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        own.mint({ header: { kid: `${prefix}-${index}` }, signingKey: attacker.privateKey }),
+      ),
+    );
+  }
+
+  /** From here on, Date.now (the validator's and jose's clock) moves only when told. */
+  function frozenClock(): { advance: (ms: number) => void } {
+    const start = Date.now();
+    let offset = 0;
+    jest.spyOn(Date, "now").mockImplementation(() => start + offset);
+    return {
+      advance: (ms) => {
+        offset += ms;
+      },
+    };
+  }
+
+  function outcome(on: TokenValidator, token: string): Promise<unknown> {
+    return on.principalOf(`Bearer ${token}`).catch((caught: unknown) => caught);
+  }
+
+  /** Callers arriving a few milliseconds apart, as over the wire, all in flight together. */
+  function staggered(on: TokenValidator, tokens: string[]): Promise<unknown[]> {
+    return Promise.all(
+      tokens.map(
+        (token, index) =>
+          new Promise<unknown>((resolve) => setTimeout(() => resolve(outcome(on, token)), index * 2)),
+      ),
+    );
+  }
+
+  function expectUnavailable(errors: unknown[], retryAfterSeconds: number): void {
+    for (const error of errors) expect(error).toBeInstanceOf(AuthorityUnavailable);
+    expect(new Set(errors.map((error) => (error as ServiceUnavailable).retryAfterSeconds))).toEqual(
+      new Set([retryAfterSeconds]),
+    );
+  }
+
+  const keyFetches = () => own.requestCount(own.jwksUri());
+
+  it("200 tokens with unknown kids one after another while the key set answers 500: one fetch per cool-down, each a 503 with Retry-After; known kids keep working", async () => {
+    const tokens = withCooldown(COOLDOWN_MS);
+    await tokens.principalOf(`Bearer ${await own.mint({ name: "alice" })}`);
+    const unknown = await unknownKids(200, "unknown");
+    const [later] = await unknownKids(1, "later");
+    const known = await own.mint({ name: "bob" });
+    await own.setFault("keys-error");
+    const clock = frozenClock();
+    clock.advance(COOLDOWN_MS + 1000);
+    own.resetRequestCounts();
+
+    const errors: unknown[] = [];
+    for (const token of unknown) errors.push(await outcome(tokens, token));
+    expectUnavailable(errors, 5);
+    expect(keyFetches()).toBe(1);
+    expect(own.requestCount(own.discoveryUrl())).toBe(0);
+
+    // The key set read before the outage still serves the kids it has.
+    await expect(tokens.principalOf(`Bearer ${known}`)).resolves.toMatchObject({
+      objectId: principalObjectId("bob"),
+    });
+    // Still within the cool-down: no fetch, and Retry-After says how much of it is left.
+    clock.advance(COOLDOWN_MS - 2000);
+    expectUnavailable([await outcome(tokens, later as string)], 2);
+    expect(keyFetches()).toBe(1);
+    // Past it: one more fetch.
+    clock.advance(2000);
+    expectUnavailable([await outcome(tokens, later as string)], 5);
+    expectUnavailable([await outcome(tokens, later as string)], 5);
+    expect(keyFetches()).toBe(2);
+  });
+
+  it("20 concurrent tokens with unknown kids while the key set answers 500: one fetch, and one more after the cool-down", async () => {
+    const tokens = withCooldown(COOLDOWN_MS);
+    await tokens.principalOf(`Bearer ${await own.mint()}`);
+    const first = await unknownKids(20, "first");
+    const second = await unknownKids(20, "second");
+    await own.setFault("keys-error");
+    const clock = frozenClock();
+    clock.advance(COOLDOWN_MS);
+    own.resetRequestCounts();
+
+    expectUnavailable(await Promise.all(first.map((token) => outcome(tokens, token))), 5);
+    expectUnavailable(await staggered(tokens, second), 5);
+    expect(keyFetches()).toBe(1);
+
+    clock.advance(COOLDOWN_MS);
+    expectUnavailable(await staggered(tokens, [...second, ...first]), 5);
+    expect(keyFetches()).toBe(2);
+  });
+
+  it("no key set read yet and its fetch fails: every token waits out the cool-down (503), then the authority is asked again", async () => {
+    const tokens = withCooldown(COOLDOWN_MS);
+    const unknown = await unknownKids(199, "unknown");
+    const good = await own.mint({ name: "alice" });
+    await own.setFault("keys-error");
+    const clock = frozenClock();
+
+    const errors: unknown[] = [];
+    for (const token of [good, ...unknown]) errors.push(await outcome(tokens, token));
+    expectUnavailable(errors, 5);
+    expect(keyFetches()).toBe(1);
+    expectUnavailable(await staggered(tokens, unknown.slice(0, 20)), 5);
+    expect(keyFetches()).toBe(1);
+
+    // Back, and past the cool-down: the key set is read once more; then an unknown kid is the token's fault.
+    await own.setFault("none");
+    clock.advance(COOLDOWN_MS);
+    await expect(tokens.principalOf(`Bearer ${good}`)).resolves.toMatchObject({ kind: "entra" });
+    for (const token of unknown.slice(0, 50))
+      expect((await refusal(`Bearer ${token}`, tokens)).message).toMatch(
+        /key the authority does not publish/,
+      );
+    expect(keyFetches()).toBe(2);
+  });
+
+  it("after a successful fetch: 200 unknown kids one after another, then 20 concurrent, cost no fetch within the cool-down, and one after it", async () => {
+    const tokens = withCooldown(COOLDOWN_MS);
+    await tokens.principalOf(`Bearer ${await own.mint()}`);
+    const unknown = await unknownKids(200, "unknown");
+    const clock = frozenClock();
+    clock.advance(COOLDOWN_MS);
+    own.resetRequestCounts();
+
+    for (const token of unknown)
+      expect((await refusal(`Bearer ${token}`, tokens)).message).toMatch(
+        /key the authority does not publish/,
+      );
+    expect(keyFetches()).toBe(1);
+    const concurrent = await staggered(tokens, unknown.slice(0, 20));
+    for (const error of concurrent) expect(error).toBeInstanceOf(AuthenticationFailed);
+    expect(keyFetches()).toBe(1);
+
+    clock.advance(COOLDOWN_MS - 1);
+    await refusal(`Bearer ${unknown[0]}`, tokens);
+    expect(keyFetches()).toBe(1);
+    clock.advance(1);
+    for (const error of await staggered(tokens, unknown.slice(0, 20)))
+      expect(error).toBeInstanceOf(AuthenticationFailed);
+    expect(keyFetches()).toBe(2);
+  });
+
+  it("is 30 s unless told otherwise", async () => {
+    const tokens = withCooldown();
+    await tokens.principalOf(`Bearer ${await own.mint()}`);
+    const unknown = await unknownKids(50, "unknown");
+    await own.setFault("keys-error");
+    const clock = frozenClock();
+    clock.advance(31_000);
+    own.resetRequestCounts();
+
+    const errors: unknown[] = [];
+    for (const token of unknown) errors.push(await outcome(tokens, token));
+    expectUnavailable(errors, 30);
+    clock.advance(29_999);
+    expectUnavailable([await outcome(tokens, unknown[0] as string)], 1);
+    expect(keyFetches()).toBe(1);
+    clock.advance(1);
+    expectUnavailable([await outcome(tokens, unknown[0] as string)], 30);
+    expect(keyFetches()).toBe(2);
+  });
+});
+
 describe("an authority that cannot be reached", () => {
   it.each(["closed", "error", "hang"] as const)(
     "before the first discovery (%s): 503 AuthorityUnavailable, never a 401 nor a pass; then it recovers",

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { ConfigError, loadConfig, QUOTA_BOUNDS } from "../../src/config";
+import { adminPrincipals, ConfigError, loadConfig, QUOTA_BOUNDS } from "../../src/config";
 import { MAX_BODY_BYTES } from "../../src/http/request-body";
 import { PendingSecret } from "../../src/secrets/encryption-key-setting";
 import { pendingSecretsReason } from "../../src/secrets/secret-keys";
@@ -301,5 +301,106 @@ describe("where endpoints may point", () => {
     expect(problemsOf({ ...valid, ALLOW_LOOPBACK_ENDPOINTS: "yes" })).toEqual([
       "ALLOW_LOOPBACK_ENDPOINTS must be true or false",
     ]);
+  });
+});
+
+describe("AUTH_ADMIN_PRINCIPALS", () => {
+  const TENANT = "00000000-0000-4000-8000-00000000a11d";
+  const OTHER = "11111111-2222-4333-8444-555555555555";
+  const OID = "aaaaaaaa-0000-4000-8000-000000000001";
+  const OID2 = "bbbbbbbb-0000-4000-8000-000000000002";
+  const entra = {
+    ...valid,
+    AUTH_MODE: "entra",
+    AUTH_AUTHORITY: `https://login.microsoftonline.com/${TENANT}/v2.0`,
+    AUTH_AUDIENCE: "api://twin-resources",
+  };
+  const RULE =
+    "AUTH_ADMIN_PRINCIPALS must be comma-separated entries, each '{tenant id}/{object id}' or an object id of the authority's tenant (GUIDs)";
+
+  it("reads '{tenant id}/{object id}' and bare object ids, blanks and case aside; a bare id is of the authority's tenant", () => {
+    const config = loadConfig({
+      ...entra,
+      AUTH_ADMIN_PRINCIPALS: ` ${OTHER.toUpperCase()}/${OID.toUpperCase()} , ${OID2.toUpperCase()},${TENANT}/${OID}`,
+    });
+    expect(config.AUTH_ADMIN_PRINCIPALS).toEqual([
+      { tenantId: OTHER, objectId: OID },
+      { objectId: OID2 },
+      { tenantId: TENANT, objectId: OID },
+    ]);
+    expect(adminPrincipals(config)).toEqual([
+      { tenantId: OTHER, objectId: OID },
+      { tenantId: TENANT, objectId: OID2 },
+      { tenantId: TENANT, objectId: OID },
+    ]);
+  });
+
+  it("takes the tenant of the local issuer's authority, and of one spelled in capitals", () => {
+    for (const authority of [
+      `http://127.0.0.1:7072/${TENANT}/v2.0`,
+      `https://login.microsoftonline.us/${TENANT.toUpperCase()}/v2.0/`,
+    ]) {
+      const config = loadConfig({ ...entra, AUTH_AUTHORITY: authority, AUTH_ADMIN_PRINCIPALS: OID });
+      expect(adminPrincipals(config)).toEqual([{ tenantId: TENANT, objectId: OID }]);
+    }
+  });
+
+  it("is empty when absent", () => {
+    expect(loadConfig(entra).AUTH_ADMIN_PRINCIPALS).toBeUndefined();
+    expect(adminPrincipals(loadConfig(entra))).toEqual([]);
+  });
+
+  it.each([
+    "admin",
+    `${OID}x`,
+    `${TENANT}/`,
+    `/${OID}`,
+    `${TENANT}/${OID}/${OID2}`,
+    `${TENANT}:${OID}`,
+    `${TENANT}\\${OID}`,
+    `contoso.onmicrosoft.com/${OID}`,
+    `${TENANT}/admin@contoso.com`,
+    `${OID},not-a-guid`,
+    " , ",
+  ])("refuses %j, saying what an entry must be and never quoting it", (value) => {
+    const problems = problemsOf({ ...entra, AUTH_ADMIN_PRINCIPALS: value });
+    expect(problems).toEqual([RULE]);
+    if (value.trim() !== ",") expect(problems.join("\n")).not.toContain(value);
+  });
+
+  it.each([
+    "https://login.microsoftonline.com/common/v2.0",
+    "https://login.microsoftonline.com/organizations/v2.0",
+  ])(
+    "refuses a bare object id when AUTH_AUTHORITY names no single tenant (%s), and takes one with its tenant",
+    (authority) => {
+      const multi = { ...entra, AUTH_AUTHORITY: authority, AUTH_ALLOWED_TENANTS: `${TENANT},${OTHER}` };
+      expect(problemsOf({ ...multi, AUTH_ADMIN_PRINCIPALS: `${TENANT}/${OID},${OID2}` })).toEqual([
+        "AUTH_ADMIN_PRINCIPALS must name each principal's tenant ('{tenant id}/{object id}') when AUTH_AUTHORITY names no single tenant (common, organizations): a bare object id means the authority's tenant",
+      ]);
+      const config = loadConfig({ ...multi, AUTH_ADMIN_PRINCIPALS: `${TENANT}/${OID},${OTHER}/${OID2}` });
+      expect(adminPrincipals(config)).toEqual([
+        { tenantId: TENANT, objectId: OID },
+        { tenantId: OTHER, objectId: OID2 },
+      ]);
+    },
+  );
+
+  it("refuses a bare object id when AUTH_AUTHORITY names its tenant by domain, not by id", () => {
+    const byName = {
+      ...entra,
+      AUTH_AUTHORITY: "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0",
+    };
+    expect(problemsOf({ ...byName, AUTH_ADMIN_PRINCIPALS: OID })).toEqual([
+      "AUTH_ADMIN_PRINCIPALS must name each principal's tenant ('{tenant id}/{object id}') when AUTH_AUTHORITY names its tenant by no tenant id (GUID): a bare object id means the authority's tenant",
+    ]);
+    expect(adminPrincipals(loadConfig({ ...byName, AUTH_ADMIN_PRINCIPALS: `${TENANT}/${OID}` }))).toEqual([
+      { tenantId: TENANT, objectId: OID },
+    ]);
+  });
+
+  it("under keys, where nobody signs in with a token, makes nobody an administrator of a bare id without an authority", () => {
+    const config = loadConfig({ ...valid, AUTH_ADMIN_PRINCIPALS: OID });
+    expect(adminPrincipals(config)).toEqual([]);
   });
 });

@@ -376,6 +376,11 @@ describe("who may call the local stack", () => {
     expect(plan.issuer?.developerIsAdmin).toBe(false);
     const both = planStack({ ...keys, AUTH_ADMIN_PRINCIPALS: `${other}, ${developer.toUpperCase()}` });
     expect(both.issuer?.developerIsAdmin).toBe(true);
+    // With the tenant written out: the local tenant's developer is; another tenant's is someone else.
+    const named = planStack({ ...keys, AUTH_ADMIN_PRINCIPALS: `${T.toUpperCase()}/${developer}` });
+    expect(named.issuer?.developerIsAdmin).toBe(true);
+    const elsewhere = planStack({ ...keys, AUTH_ADMIN_PRINCIPALS: `${other}/${developer}` });
+    expect(elsewhere.issuer?.developerIsAdmin).toBe(false);
   });
 });
 

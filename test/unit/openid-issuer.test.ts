@@ -212,6 +212,11 @@ describe("request counts and faults", () => {
     try {
       await own.setFault("error");
       expect((await fetch(own.jwksUri())).status).toBe(500);
+      expect((await fetch(own.discoveryUrl())).status).toBe(500);
+
+      await own.setFault("keys-error");
+      expect((await fetch(own.jwksUri())).status).toBe(500);
+      expect((await fetch(own.discoveryUrl())).status).toBe(200);
 
       await own.setFault("hang");
       await expect(fetch(own.jwksUri(), { signal: AbortSignal.timeout(300) })).rejects.toThrow();

@@ -14,10 +14,11 @@ export interface OpenIdIssuerOptions {
 }
 
 /**
- * What goes wrong on purpose: `error` answers 500 to everything, `hang` accepts requests and never
- * answers, `closed` stops listening (and drops open connections); `none` serves again.
+ * What goes wrong on purpose: `error` answers 500 to everything, `keys-error` answers 500 to the key
+ * sets only (discovery still answers), `hang` accepts requests and never answers, `closed` stops
+ * listening (and drops open connections); `none` serves again.
  */
-export type IssuerFault = "none" | "error" | "hang" | "closed";
+export type IssuerFault = "none" | "error" | "keys-error" | "hang" | "closed";
 
 export interface OpenIdIssuer {
   readonly port: number;
@@ -111,7 +112,7 @@ export async function startOpenIdIssuer(options: OpenIdIssuerOptions = {}): Prom
     counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
     if (fault === "hang") return;
     const answer: Answer =
-      fault === "error"
+      fault === "error" || (fault === "keys-error" && pathname.endsWith("/discovery/v2.0/keys"))
         ? { status: 500, body: { error: "server_error", error_description: "fault injected" } }
         : request.method === "GET" || request.method === "HEAD"
           ? route(pathname, origin, keys)
