@@ -2,7 +2,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildOpenApiDocument } from "../src/http/openapi";
-import { routes } from "../src/triggers/routes";
+import { routeDefinitions } from "../src/triggers/routes";
+
+const routes = routeDefinitions();
 
 /** One finding of a linter, in a line a person reads. */
 export interface ApiLintResult {

@@ -3,7 +3,7 @@ import { type AppConfig, loadConfig } from "../src/config";
 import { createServices, disposeServices, type Services } from "../src/services";
 import { ensureContainers } from "../src/store/containers";
 import { queueFunctions } from "../src/triggers/queue-functions";
-import { routes } from "../src/triggers/routes";
+import { routeDefinitions } from "../src/triggers/routes";
 import type { IssuerPlan } from "./auth-plan";
 import { ensureDatabase } from "./ensure-database";
 import { type HostSettings, readHostSettings } from "./host-json";
@@ -63,7 +63,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const hostSettings = readHostSettings();
     const queues = options.queues;
     const host = createLocalHost({
-      routes,
+      routes: routeDefinitions(),
       services,
       keys: options.keys,
       routePrefix: hostSettings.routePrefix,

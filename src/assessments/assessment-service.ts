@@ -10,6 +10,7 @@ import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { documentId } from "../store/document-id";
 import { DocumentStore, type Stored } from "../store/document-store";
+import { onlyIds } from "../store/only-ids";
 import {
   ASSESSMENT_TYPE,
   type AssessmentPath,
@@ -72,12 +73,17 @@ export class AssessmentService
     return toResource(document);
   }
 
-  async list(path: ProjectPath, page: PageRequest): Promise<Page<ClusterAssessment>> {
+  async list(
+    path: ProjectPath,
+    page: PageRequest,
+    only?: readonly string[],
+  ): Promise<Page<ClusterAssessment>> {
+    const ids = onlyIds(only, (assessmentName) => addressOf({ ...path, assessmentName }).id);
     // The partition key is filtered in the query text too: the local Cosmos server ignores the option.
     const result = await this.documents.queryPage(
       {
-        query: "SELECT * FROM c WHERE c.projectKey = @projectKey ORDER BY c.id",
-        parameters: [{ name: "@projectKey", value: projectKey(path) }],
+        query: `SELECT * FROM c WHERE c.projectKey = @projectKey${ids.clause} ORDER BY c.id`,
+        parameters: [{ name: "@projectKey", value: projectKey(path) }, ...ids.parameters],
       },
       page,
     );

@@ -1,34 +1,40 @@
 import { rolePermits } from "./action-match";
+import { ARM_ROOT, type ArmId, covers, parseArmId } from "./arm-id";
 import type { EntraPrincipal } from "./principal";
 import { OWNER, type RoleDefinition, roleById } from "./role-definitions";
-import { covers, type ScopeKey } from "./scope";
 
-/** One assignment as the authorizer sees it. */
+/** One assignment as the authorizer sees it: its scope as stored (an ARM id), and its role. */
 export interface GrantRecord {
-  scopeKey: readonly string[];
+  scope: string;
   roleDefinition: string;
   tenantId?: string;
 }
 
 interface Grant {
-  scope: ScopeKey;
+  scope: ArmId;
   role: RoleDefinition;
 }
 
-/** What a principal holds, resolved: whether it may do an action at a scope, or somewhere below it. */
+/** What a principal holds, resolved: whether it may do an action on a typed id, or on some items of a list. */
 export class Grants {
   constructor(private readonly grants: readonly Grant[]) {}
 
-  permits(action: string, scope: ScopeKey): boolean {
-    return this.grants.some((grant) => covers(grant.scope, scope) && rolePermits(grant.role, action));
+  permits(action: string, target: ArmId): boolean {
+    return this.grants.some((grant) => covers(grant.scope, target) && rolePermits(grant.role, action));
   }
 
-  /** Whether some grant strictly below `scope` allows the action (a list may then show part). */
-  permitsBelow(action: string, scope: ScopeKey): boolean {
-    return this.grants.some(
-      (grant) =>
-        grant.scope.length > scope.length && covers(scope, grant.scope) && rolePermits(grant.role, action),
-    );
+  /**
+   * The names of the items of a list (`item(name)` is the id of the one named so) that a grant made
+   * at that very item allows the action on: what a caller with no role at the list's scope may see.
+   */
+  itemsPermitted(action: string, item: (name: string) => ArmId): string[] {
+    const names = new Set<string>();
+    for (const grant of this.grants) {
+      const name = grant.scope.levels.at(-1)?.name;
+      if (name !== undefined && rolePermits(grant.role, action) && covers(grant.scope, item(name)))
+        names.add(name);
+    }
+    return [...names];
   }
 }
 
@@ -56,11 +62,15 @@ export class Authorizer {
     this.admins = new Set(options.admins.map((admin) => `${admin.tenantId}/${admin.objectId}`.toLowerCase()));
   }
 
-  grantsOf(principal: EntraPrincipal): Promise<Grants> {
+  /**
+   * The principal's grants, from this host's cache while it holds them; `fresh`: read from the store
+   * whatever the cache holds (and kept), as changes to access are judged.
+   */
+  grantsOf(principal: EntraPrincipal, { fresh = false }: { fresh?: boolean } = {}): Promise<Grants> {
     const key = `${principal.tenantId}/${principal.objectId}`;
     const now = Date.now();
     const cached = this.cache.get(key);
-    if (cached && cached.until > now) return cached.grants;
+    if (!fresh && cached && cached.until > now) return cached.grants;
     const grants = this.load(principal);
     this.cache.delete(key);
     if (this.options.cacheMs > 0) {
@@ -83,12 +93,14 @@ export class Authorizer {
   private async load(principal: EntraPrincipal): Promise<Grants> {
     const grants: Grant[] = [];
     if (this.admins.has(`${principal.tenantId}/${principal.objectId}`.toLowerCase()))
-      grants.push({ scope: [], role: OWNER });
+      grants.push({ scope: ARM_ROOT, role: OWNER });
     for (const record of await this.options.load(principal.objectId)) {
       const role = roleById(record.roleDefinition);
+      // A scope no route could have made (stored by an older version) grants nothing.
+      const scope = parseArmId(record.scope);
       // An assignment made in another tenant is not this principal's.
-      if (role && (record.tenantId === undefined || record.tenantId === principal.tenantId))
-        grants.push({ scope: record.scopeKey, role });
+      if (role && scope && (record.tenantId === undefined || record.tenantId === principal.tenantId))
+        grants.push({ scope, role });
     }
     return new Grants(grants);
   }

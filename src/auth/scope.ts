@@ -1,10 +1,9 @@
 import { nameKey } from "../common/name-key";
 
 /**
- * A scope or resource id as its segments, each a name key (src/common/name-key.ts): the same
- * case-insensitive comparison the stores use, so a scope and the resource it covers can never
- * disagree on spelling. A value is one segment whatever it holds: a name that decodes to `A/..`
- * stays one segment and never climbs out of its parent.
+ * A role assignment's scope as stored: its segments, and each as a name key (src/common/name-key.ts),
+ * for finding the assignments at a scope and above it. Authorization never compares these: it
+ * compares typed ids (src/auth/arm-id.ts).
  */
 export type ScopeKey = readonly string[];
 
@@ -15,15 +14,6 @@ export function pathSegments(path: string): string[] {
 
 export function scopeKeyOf(segments: readonly string[]): ScopeKey {
   return segments.map(nameKey);
-}
-
-/** Whether an assignment at `scope` covers `resource`: a prefix on segment boundaries. */
-export function covers(scope: ScopeKey, resource: ScopeKey): boolean {
-  if (scope.length > resource.length) return false;
-  for (let index = 0; index < scope.length; index++) {
-    if (scope[index] !== resource[index]) return false;
-  }
-  return true;
 }
 
 /** A path as ARM writes it: "/" for the root. */

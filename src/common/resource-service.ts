@@ -10,7 +10,8 @@ import type { Versioned } from "./versioned";
  * http/ turns requests into these calls, and every resource answers HTTP the same way.
  */
 export interface ResourceService<CollectionPath, ItemPath, Resource, Put, Patch> {
-  list(path: CollectionPath, page: PageRequest): Promise<Page<Resource>>;
+  /** One page; with `only`, of the items of those names alone (what a caller may read of the list). */
+  list(path: CollectionPath, page: PageRequest, only?: readonly string[]): Promise<Page<Resource>>;
   get(path: ItemPath): Promise<Versioned<Resource>>;
   put(
     path: ItemPath,

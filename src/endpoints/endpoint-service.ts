@@ -15,6 +15,7 @@ import type { Versioned } from "../common/versioned";
 import { type SealedBox, type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
+import { type OnlyIds, onlyIds } from "../store/only-ids";
 import { LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
 import { deadLetterSecretProblems, type EndpointAllowList } from "./endpoint-allow-list";
 import {
@@ -118,8 +119,9 @@ export class EndpointService
     return this.toResource(document, maskedStoredSecrets(this.openSecrets(document)));
   }
 
-  async list(path: InstancePath, page: PageRequest): Promise<Page<QueueEndpoint>> {
-    const result = await this.documents.queryPage(this.instanceQuery(path, "SELECT * FROM c"), page);
+  async list(path: InstancePath, page: PageRequest, only?: readonly string[]): Promise<Page<QueueEndpoint>> {
+    const ids = onlyIds(only, (endpointName) => addressOf({ ...path, endpointName }).id);
+    const result = await this.documents.queryPage(this.instanceQuery(path, "SELECT * FROM c", ids), page);
     return mapPage(result, (document) => this.toListItem(document));
   }
 
@@ -319,13 +321,14 @@ export class EndpointService
     };
   }
 
-  private instanceQuery(path: InstancePath, select: string) {
+  private instanceQuery(path: InstancePath, select: string, ids: OnlyIds = onlyIds(undefined)) {
     // The partition key is filtered in the query text too: the local Cosmos server ignores the option.
     return {
-      query: `${select} WHERE c.instanceKey = @instanceKey AND c.id != @ledger ORDER BY c.id`,
+      query: `${select} WHERE c.instanceKey = @instanceKey AND c.id != @ledger${ids.clause} ORDER BY c.id`,
       parameters: [
         { name: "@instanceKey", value: instanceKey(path) },
         { name: "@ledger", value: LEDGER_ID },
+        ...ids.parameters,
       ],
     };
   }

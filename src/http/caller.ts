@@ -1,16 +1,21 @@
 import type { HttpRequest } from "@azure/functions";
 import { ANONYMOUS, type EntraPrincipal, type Principal } from "../auth/principal";
-import { isListRoute, routeAction } from "../auth/route-action";
-import { pathSegments, requestSegments, scopeKeyOf, scopePath } from "../auth/scope";
+import { requestSegments, scopePath } from "../auth/scope";
 import { AuthenticationFailed, AuthorizationFailed } from "../common/errors";
 import type { Services } from "../services";
-import type { AuthLevel, Caller } from "./route";
+import type { AuthLevel, Caller, RouteDefinition } from "./route";
 
-/** What admission needs of a route: its template, key level and methods. */
-export interface RouteAccess {
-  route: string;
-  authLevel: AuthLevel;
-}
+/** What admission needs of a route: its row's key level, action, the id it acts on and its items. */
+export type RouteAccess = Pick<RouteDefinition, "route" | "authLevel" | "action" | "actsOn" | "item">;
+
+/**
+ * Changes to who may do what: judged against the assignments as stored, never a host's cache, so
+ * an Owner whose assignment was deleted on one host cannot grant itself access again on another.
+ */
+const ACCESS_CHANGES = new Set([
+  "microsoft.authorization/roleassignments/write",
+  "microsoft.authorization/roleassignments/delete",
+]);
 
 /** The key level the Functions host enforces: none under entra, where the app checks the token. */
 export function hostAuthLevel(authLevel: AuthLevel, mode: "entra" | "keys"): AuthLevel {
@@ -21,7 +26,7 @@ export function hostAuthLevel(authLevel: AuthLevel, mode: "entra" | "keys"): Aut
  * The one place that decides who calls (identifyCaller) and whether they may (authorizeCaller):
  * under `keys`, the Functions host has checked the key already (and which level it was); under
  * `entra`, the bearer token names the principal and its role assignments decide on the route's
- * action at the request's scope.
+ * action over the typed id the route acts on.
  */
 export async function identifyCaller(
   access: RouteAccess,
@@ -52,15 +57,21 @@ export async function authorizeCaller(
   principal: Principal,
 ): Promise<Caller> {
   if (principal.kind !== "entra") return { principal };
-  const action = routeAction(access.route, request.method);
-  const segments = requestSegments(access.route, request.params);
-  const scope = scopeKeyOf(segments);
-  const grants = await services.authorizer.grantsOf(principal);
-  if (grants.permits(action, scope)) return { principal };
-  if (isListRoute(access.route, request.method) && grants.permitsBelow(action, scope)) {
-    return { principal, mayRead: (path) => grants.permits(action, scopeKeyOf(pathSegments(path))) };
-  }
-  throw new AuthorizationFailed(principal.objectId, action, scopePath(segments));
+  const { action, actsOn, item } = access;
+  if (action === undefined || actsOn === undefined)
+    throw new Error(`the route table's row for ${access.route} names no action or id to authorize`);
+  const target = actsOn(request.params);
+  const fresh = ACCESS_CHANGES.has(action.toLowerCase());
+  const grants = await services.authorizer.grantsOf(principal, { fresh });
+  if (grants.permits(action, target)) return { principal };
+  const readableNames = item && grants.itemsPermitted(action, (name) => item(request.params, name));
+  if (readableNames && readableNames.length > 0) return { principal, readableNames };
+  // The message names the requested id, as ARM's does; the decision was on the typed id above.
+  throw new AuthorizationFailed(
+    principal.objectId,
+    action,
+    scopePath(requestSegments(access.route, request.params)),
+  );
 }
 
 async function authenticate(request: HttpRequest, services: Services): Promise<EntraPrincipal> {

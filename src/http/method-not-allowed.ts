@@ -21,7 +21,7 @@ export function methodNotAllowedHandler(allowed: readonly string[]): RouteHandle
   return async (request) => methodNotAllowedResponse(request.method, new URL(request.url).pathname, allowed);
 }
 
-/** What a companion needs of a route: the route table's entries and route-registrations.ts's alike. */
+/** What a companion needs of a route: the route table's rows (as functions/http.ts passes them) and definitions alike. */
 type RouteMethods = Pick<RouteDefinition, "name" | "methods" | "route">;
 
 /** The methods of some routes, once each, in route-table order. */

@@ -1,4 +1,3 @@
-import { routeAction } from "../auth/route-action";
 import { z } from "../common/zod";
 import { armErrorSchema } from "./errors";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
@@ -45,9 +44,9 @@ const SECURITY: Record<RouteDefinition["authLevel"], JsonObject[]> = {
 };
 
 /** What an operation tells of its action, under AUTH_MODE=entra. */
-function actionDescription(route: RouteDefinition, method: string): string {
+function actionDescription(route: RouteDefinition): string {
   if (route.authLevel === "anonymous") return "";
-  return `Under AUTH_MODE=entra it needs a bearer token whose principal holds a role allowing \`${routeAction(route.route, method)}\` at the request's path or above.`;
+  return `Under AUTH_MODE=entra it needs a bearer token whose principal holds a role allowing \`${route.action}\` at the resource it acts on or above (for a role assignment, its scope).`;
 }
 
 const HEADER_REFS: Record<ResponseHeader, string> = {
@@ -205,7 +204,7 @@ function operation(route: RouteDefinition, method: string): JsonObject {
     summary: doc.summary,
     description: [
       doc.description ?? `${doc.summary}.`,
-      actionDescription(route, method),
+      actionDescription(route),
       KEY_DESCRIPTIONS[route.authLevel],
     ]
       .filter((text) => text !== "")
@@ -213,7 +212,7 @@ function operation(route: RouteDefinition, method: string): JsonObject {
     tags: [doc.tag],
     security: SECURITY[route.authLevel],
     "x-auth-level": route.authLevel,
-    ...(route.authLevel !== "anonymous" && { "x-required-action": routeAction(route.route, method) }),
+    ...(route.authLevel !== "anonymous" && { "x-required-action": route.action }),
     parameters: parameters(route, method),
     ...(doc.requestBody && {
       requestBody: {
@@ -337,8 +336,9 @@ export function buildOpenApiDocument(
         "in Azure) loopback hosts (127.0.0.0/8, [::1], localhost) are admitted, over plain AMQP and http. " +
         "Secrets never come back: SharedAccessKey and the SAS query are masked as ***. " +
         "Count quotas are exact under concurrent requests; a PUT without preconditions replaces whatever is current. " +
-        "Callers (AUTH_MODE=entra, the default): an Entra ID bearer token, judged by role assignments on scopes that are " +
-        "prefixes of the request's path on segment boundaries (case-insensitively), inherited downward; every write records " +
+        "Callers (AUTH_MODE=entra, the default): an Entra ID bearer token, judged by role assignments at the resource an " +
+        "operation acts on or at one of its ancestors, compared as typed ARM ids (case-insensitively; a name equal to a fixed " +
+        "segment such as providers is only a name), inherited downward; every write records " +
         "systemData from the caller. Under AUTH_MODE=keys, the Functions keys as each operation says.",
     },
     // Served, it names the URL it was fetched from; built alone, the host that serves it.

@@ -11,7 +11,7 @@ import { camelCaseKeys } from "./field-names";
 import { listBody, listIdentity, readPageRequest } from "./paging";
 import { JSON_ONLY, type MediaTypes, PATCH_MEDIA_TYPES, readJsonObjectBody } from "./request-body";
 import { deleted, jsonResponse, noContent, notModified } from "./responses";
-import type { AuthLevel, RouteDefinition } from "./route";
+import type { RouteOperation } from "./route";
 import { parseOrThrow } from "./validation";
 
 /**
@@ -26,8 +26,8 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   resourceSchema: z.ZodType<Resource>;
   /** Bodies as sent (a schema may turn what it reads into richer values), and a resource as answered. */
   examples: { put: unknown; resource: Resource; patch?: unknown };
+  /** The list's route template: with its parameters, what a skip token is bound to (paging.ts). */
   collectionRoute: string;
-  itemRoute: string;
   apiVersions: readonly string[];
   collectionPath: z.ZodObject & z.ZodType<CollectionPath>;
   itemPath: z.ZodObject & z.ZodType<ItemPath>;
@@ -38,11 +38,6 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
    * field's problems, rather than one field's hiding another's until the first is fixed.
    */
   moreBodyProblems?: (body: Record<string, unknown>, services: Services) => ErrorDetail[];
-  /** The key writes (PUT, PATCH, DELETE) and reads take under AUTH_MODE=keys. Default "function". */
-  writeAuthLevel?: AuthLevel;
-  readAuthLevel?: AuthLevel;
-  /** The path a listed item is authorized at (default: its `id`), for a caller who may read only some. */
-  pathOf?: (resource: Resource) => string;
   service: (services: Services) => ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>;
 }
 
@@ -96,12 +91,8 @@ function writeBody(schema: z.ZodType, example: unknown, contentTypes: MediaTypes
 }
 
 /** GET of the collection: one page, with an absolute nextLink while more remain. */
-export function listRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+export function listRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): RouteOperation {
   return {
-    name,
-    methods: ["GET"],
-    route: spec.collectionRoute,
-    authLevel: spec.readAuthLevel ?? "function",
     doc: {
       tag: spec.tag,
       apiVersions: spec.apiVersions,
@@ -123,22 +114,19 @@ export function listRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, 
       checkApiVersion(request, spec.apiVersions);
       const path = parseOrThrow(spec.collectionPath, request.params);
       const list = listIdentity(spec.collectionRoute, request.params);
-      const page = await spec.service(services).list(path, readPageRequest(request, list));
-      const { mayRead } = caller;
-      const pathOf = spec.pathOf ?? ((resource: R) => (resource as { id: string }).id);
-      const shown = mayRead ? { ...page, items: page.items.filter((item) => mayRead(pathOf(item))) } : page;
-      return jsonResponse(200, listBody(request, shown, services.config, list));
+      // A caller who may read some items only lists those: the store pages through them alone, so
+      // no page, count or continuation token can tell of the others.
+      const page = await spec
+        .service(services)
+        .list(path, readPageRequest(request, list), caller.readableNames);
+      return jsonResponse(200, listBody(request, page, services.config, list));
     },
   };
 }
 
 /** GET of one resource (also how it is imported); 304 when If-None-Match names its ETag. */
-export function getRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+export function getRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): RouteOperation {
   return {
-    name,
-    methods: ["GET"],
-    route: spec.itemRoute,
-    authLevel: spec.readAuthLevel ?? "function",
     doc: {
       ...itemDoc(spec),
       summary: `Get (or import) a ${spec.noun}`,
@@ -167,12 +155,8 @@ export function getRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
 }
 
 /** PUT: create (201) or replace (200), honouring If-Match and If-None-Match. */
-export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): RouteOperation {
   return {
-    name,
-    methods: ["PUT"],
-    route: spec.itemRoute,
-    authLevel: spec.writeAuthLevel ?? "function",
     doc: {
       ...itemDoc(spec),
       summary: `Create or replace a ${spec.noun}`,
@@ -204,15 +188,10 @@ export function putRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R
 
 /** PATCH: change some fields of an existing resource, applied to its latest version. */
 export function patchRoute<C, I, R, P, Q>(
-  name: string,
   spec: ResourceSpec<C, I, R, P, Q>,
   patchBody: z.ZodType<Q>,
-): RouteDefinition {
+): RouteOperation {
   return {
-    name,
-    methods: ["PATCH"],
-    route: spec.itemRoute,
-    authLevel: spec.writeAuthLevel ?? "function",
     doc: {
       ...itemDoc(spec),
       summary: `Change some fields of a ${spec.noun}`,
@@ -224,7 +203,7 @@ export function patchRoute<C, I, R, P, Q>(
     },
     handler: async (request, _context, services, caller) => {
       const service = spec.service(services);
-      if (!service.patch) throw new Error(`${name}: a PATCH route without a patch operation`);
+      if (!service.patch) throw new Error(`${spec.noun}: a PATCH route without a patch operation`);
       const path = itemPathOf(spec, request);
       const preconditions = readPreconditions(request);
       const patch = await bodyOf(
@@ -240,12 +219,8 @@ export function patchRoute<C, I, R, P, Q>(
 }
 
 /** DELETE: 200 when it deleted, 204 when there was nothing to delete, 412 when If-Match fails. */
-export function deleteRoute<C, I, R, P, Q>(name: string, spec: ResourceSpec<C, I, R, P, Q>): RouteDefinition {
+export function deleteRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): RouteOperation {
   return {
-    name,
-    methods: ["DELETE"],
-    route: spec.itemRoute,
-    authLevel: spec.writeAuthLevel ?? "function",
     doc: {
       ...itemDoc(spec),
       summary: `Delete a ${spec.noun}`,

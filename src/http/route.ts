@@ -1,4 +1,5 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { ArmId } from "../auth/arm-id";
 import type { Principal } from "../auth/principal";
 import type { z } from "../common/zod";
 import type { Services } from "../services";
@@ -7,10 +8,11 @@ import type { Services } from "../services";
 export interface Caller {
   principal: Principal;
   /**
-   * For a list the caller may read only part of (it holds a role below the list's scope): whether it
-   * may read the item whose path is given. Absent: the whole list is readable.
+   * For a list the caller may read only part of (it holds roles on some of its items, none on the
+   * list's scope): the names of the items it may read, which are all the list may show or page
+   * through. Absent: the whole list is readable.
    */
-  mayRead?: (path: string) => boolean;
+  readableNames?: readonly string[];
 }
 
 export type RouteHandler = (
@@ -68,13 +70,36 @@ export interface RouteDoc {
   errors: number[];
 }
 
-export interface RouteDefinition {
+/** What a route's handler module provides: the handler and what the API description says of it. */
+export interface RouteOperation {
+  handler: RouteHandler;
+  doc: RouteDoc;
+}
+
+/** Route parameters as the host matched them, one path segment each. */
+export type RouteParams = Readonly<Record<string, string>>;
+
+/**
+ * One row of the route table (src/triggers/routes.ts): everything the host and the authorizer
+ * need, written out, and a loader of the handler, called on the route's first request.
+ */
+export interface RouteRow {
   /** The Azure Functions function name. */
   name: string;
-  methods: HttpMethod[];
+  method: HttpMethod;
   /** Functions route template, relative to the (empty) route prefix. */
   route: string;
   authLevel: AuthLevel;
-  handler: RouteHandler;
-  doc: RouteDoc;
+  /** The ARM operation the route performs, for role assignments to allow (absent when anonymous). */
+  action?: string;
+  /** The typed id the request acts on (an extension resource's is its parent scope's). */
+  actsOn?: (params: RouteParams) => ArmId;
+  /** A list's item named `name`: a caller with roles on some items only sees those. */
+  item?: (params: RouteParams, name: string) => ArmId;
+  load: () => RouteOperation;
+}
+
+/** A row with its operation loaded: what the local host serves and the API description describes. */
+export interface RouteDefinition extends Omit<RouteRow, "method" | "load">, RouteOperation {
+  methods: HttpMethod[];
 }

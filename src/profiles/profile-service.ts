@@ -14,6 +14,7 @@ import {
 import type { Versioned } from "../common/versioned";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
+import { onlyIds } from "../store/only-ids";
 import { LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
 import { utf8Length } from "./profile-content";
 import type { AuthenticationProfile, ProfilePatch, ProfilePut } from "./profile-schema";
@@ -99,11 +100,16 @@ export class ProfileService
     return toResource(document);
   }
 
-  async list(_path: Record<string, never>, page: PageRequest): Promise<Page<AuthenticationProfile>> {
+  async list(
+    _path: Record<string, never>,
+    page: PageRequest,
+    only?: readonly string[],
+  ): Promise<Page<AuthenticationProfile>> {
+    const ids = onlyIds(only, (name) => addressOf({ authenticationProfileName: name }).id);
     const result = await this.documents.queryPage(
       {
-        query: "SELECT * FROM c WHERE c.id != @ledger ORDER BY c.id",
-        parameters: [{ name: "@ledger", value: LEDGER_ID }],
+        query: `SELECT * FROM c WHERE c.id != @ledger${ids.clause} ORDER BY c.id`,
+        parameters: [{ name: "@ledger", value: LEDGER_ID }, ...ids.parameters],
       },
       page,
     );

@@ -7,6 +7,15 @@ import { roleAssignmentNameSchema } from "./role-assignment-schema";
 /** Where the role assignments of a scope live, below the scope's own path. */
 export const ROLE_ASSIGNMENTS_SEGMENT = "providers/Microsoft.Authorization/roleAssignments";
 
+/**
+ * A resource type in a generic ARM scope: letters and digits, and never `providers`, which in an
+ * ARM path starts an extension (`…/providers/Microsoft.Authorization`), not a resource.
+ */
+const resourceType = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, "must be a resource type (letters and digits)")
+  .refine((type) => type.toLowerCase() !== "providers", "must not be 'providers'");
+
 /** A name in a generic ARM scope: one path segment of the characters ARM names use, never dots only ('.', '..'). */
 const genericName = z
   .string()
@@ -26,13 +35,9 @@ const RESOURCE_NAMES = {
       (name) => name.toLowerCase() !== "microsoft.authorization",
       "must not be Microsoft.Authorization",
     ),
-  resourceType: z
-    .string()
-    .regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, "must be a resource type (letters and digits)"),
+  resourceType,
   resourceName: genericName,
-  childResourceType: z
-    .string()
-    .regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, "must be a resource type (letters and digits)"),
+  childResourceType: resourceType,
   childResourceName: genericName,
   roleAssignmentName: roleAssignmentNameSchema,
 } as const;

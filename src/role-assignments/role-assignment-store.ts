@@ -24,7 +24,7 @@ export interface RoleAssignmentDocument {
 
 /** What the authorizer needs of one assignment. */
 export interface Grant {
-  scopeKey: string[];
+  scope: string;
   roleDefinition: string;
   tenantId?: string;
 }
@@ -39,7 +39,7 @@ export function grantsOf(
   principalId: string,
 ): Promise<Grant[]> {
   return store.queryAll<Grant>({
-    query: "SELECT c.scopeKey, c.roleDefinition, c.tenantId FROM c WHERE c.principalId = @principal",
+    query: "SELECT c.scope, c.roleDefinition, c.tenantId FROM c WHERE c.principalId = @principal",
     parameters: [{ name: "@principal", value: principalId }],
   });
 }

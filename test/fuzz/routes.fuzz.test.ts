@@ -4,7 +4,7 @@ import { BUILT_IN_ROLES } from "../../src/auth/role-definitions";
 import { MAX_EVENT_BYTES } from "../../src/events/queue-message";
 import type { RouteDefinition } from "../../src/http/route";
 import { CREDENTIAL_KEYS } from "../../src/profiles/profile-content";
-import { routes } from "../../src/triggers/routes";
+import { routeDefinitions } from "../../src/triggers/routes";
 import { FUNCTION_KEY, MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 import { type Forbidden, logLeaks, report, violations } from "./checks";
 import { hostileHost } from "./hostile-inputs";
@@ -19,6 +19,8 @@ import {
 import { connectionString, deadLetterSecret, SECRET_MARKERS } from "./secrets";
 import { closeConnections, type Exchange, FuzzRequest, Memory, mapLimit, send } from "./wire";
 import { OMIT } from "./zod-arbitrary";
+
+const routes = routeDefinitions();
 
 /**
  * Property-based fuzzing of every route of the table, over HTTP against a local host (issue

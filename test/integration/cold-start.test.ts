@@ -71,20 +71,25 @@ process.stdout.write(JSON.stringify(Object.keys(require.cache)
   return JSON.parse(out) as string[];
 }
 
-/** The route table and what only it needs: route modules and the request schemas. */
-const ROUTE_TABLE = /^(triggers\/routes|http\/routes\/.*|.*-schema)\.js$/;
+/** What only the routes' handlers need: their modules and the request schemas. */
+const HANDLERS = /^(http\/routes\/.*|.*-schema)\.js$/;
 
 describe("cold start", () => {
-  it("loading every entry point leaves the route table (its zod schemas) for the first request", () => {
+  it("loading every entry point loads the route table's rows but leaves their handlers (zod schemas) for the first request", () => {
     const loaded = productModulesLoadedBy(LOAD_ENTRIES);
-    expect(loaded).toContain("triggers/route-registrations.js");
-    expect(loaded.filter((file) => ROUTE_TABLE.test(file))).toEqual([]);
+    expect(loaded).toContain("triggers/routes.js");
+    expect(loaded.filter((file) => HANDLERS.test(file))).toEqual([]);
     // Nor the deferral of a first deployment, whose key is pending, with the queue message's schemas.
     expect(loaded).not.toContain("delivery/secrets-pending-deferral.js");
     expect(loaded).not.toContain("events/queue-message.js");
-    // The probe sees the table when it is loaded.
-    const withTable = productModulesLoadedBy(`${LOAD_ENTRIES} require(dist + "/src/triggers/routes");`);
-    expect(withTable).toEqual(expect.arrayContaining(["triggers/routes.js", "profiles/profile-schema.js"]));
+    // The probe sees the handlers when a row loads its own: that row's module, no other.
+    const withProfiles = productModulesLoadedBy(
+      `${LOAD_ENTRIES} require(dist + "/src/triggers/routes").routeTable.find((row) => row.name === "authenticationProfiles-get").load();`,
+    );
+    expect(withProfiles).toEqual(
+      expect.arrayContaining(["http/routes/profile-routes.js", "profiles/profile-schema.js"]),
+    );
+    expect(withProfiles).not.toContain("http/routes/endpoint-routes.js");
   });
 
   it("loading every entry point loads none of the Azure SDKs but @azure/functions", () => {

@@ -6,7 +6,9 @@ import { methodsOf } from "../../src/http/method-not-allowed";
 import { withHttpConventions } from "../../src/http/with-conventions";
 import { createServices } from "../../src/services";
 import { queueFunctions } from "../../src/triggers/queue-functions";
-import { routes } from "../../src/triggers/routes";
+import { routeDefinitions } from "../../src/triggers/routes";
+
+const routes = routeDefinitions();
 
 // The built entry points (package.json "main", what the Functions worker loads; global setup builds
 // them) must register the whole route table and every queue function with @azure/functions, and

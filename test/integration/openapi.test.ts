@@ -1,6 +1,8 @@
 import Ajv2020 from "ajv/dist/2020";
-import { routes } from "../../src/triggers/routes";
+import { routeDefinitions } from "../../src/triggers/routes";
 import { startTestHost, type TestHost } from "../support/test-host";
+
+const routes = routeDefinitions();
 
 // GET /openapi.json: generated from the route table and its zod schemas, so it must describe every
 // route, and every example in it must validate against the schema it sits beside.

@@ -1,6 +1,6 @@
+import { type ArmId, parseArmId, profileId } from "../../src/auth/arm-id";
 import { Authorizer, type AuthorizerOptions, type GrantRecord } from "../../src/auth/authorizer";
 import type { EntraPrincipal } from "../../src/auth/principal";
-import { pathSegments, scopeKeyOf } from "../../src/auth/scope";
 
 const TENANT = "00000000-0000-4000-8000-00000000a11d";
 const OTHER_TENANT = "11111111-2222-4333-8444-555555555555";
@@ -16,12 +16,14 @@ function principal(objectId: string, tenantId = TENANT): EntraPrincipal {
   return { kind: "entra", objectId, tenantId, type: "User" };
 }
 
-function scope(path: string) {
-  return scopeKeyOf(pathSegments(path));
+function scope(path: string): ArmId {
+  const id = parseArmId(path);
+  if (id === undefined) throw new Error(`${path} is no ARM id`);
+  return id;
 }
 
 function record(path: string, roleDefinition: string, tenantId?: string): GrantRecord {
-  return { scopeKey: scope(path), roleDefinition, ...(tenantId !== undefined && { tenantId }) };
+  return { scope: path, roleDefinition, ...(tenantId !== undefined && { tenantId }) };
 }
 
 /** An authorizer over an in-memory list of assignments, counting loads. */
@@ -88,17 +90,42 @@ describe("what a principal may do", () => {
 
   it("ignores an assignment of a role that does not exist", async () => {
     const { authorizer: auth } = authorizer({ [USER]: [record("/", "not-a-role"), record("/", "")] });
-    expect((await auth.grantsOf(principal(USER))).permits(PROFILE_READ, scope("/x"))).toBe(false);
+    expect(
+      (await auth.grantsOf(principal(USER))).permits(PROFILE_READ, scope("/authenticationProfiles/x")),
+    ).toBe(false);
   });
 
-  it("says when a list may show part: a grant strictly below the list's scope", async () => {
-    const { authorizer: auth } = authorizer({ [USER]: [record("/authenticationProfiles/a", READER_ID)] });
+  it("names the items of a list a caller may read when it holds roles on those items only", async () => {
+    const { authorizer: auth } = authorizer({
+      [USER]: [
+        record("/authenticationProfiles/a", READER_ID),
+        record("/authenticationProfiles/B", READER_ID),
+        record("/subscriptions/s/resourceGroups/a", READER_ID),
+        record("/authenticationProfiles/providers", "not-a-role"),
+      ],
+    });
     const grants = await auth.grantsOf(principal(USER));
     expect(grants.permits(PROFILE_READ, scope("/authenticationProfiles"))).toBe(false);
-    expect(grants.permitsBelow(PROFILE_READ, scope("/authenticationProfiles"))).toBe(true);
-    expect(grants.permitsBelow(PROFILE_WRITE, scope("/authenticationProfiles"))).toBe(false);
-    expect(grants.permitsBelow(PROFILE_READ, scope("/authenticationProfiles/a"))).toBe(false);
-    expect(grants.permitsBelow(PROFILE_READ, scope("/subscriptions"))).toBe(false);
+    expect(grants.itemsPermitted(PROFILE_READ, profileId).sort()).toEqual(["B", "a"]);
+    expect(grants.itemsPermitted(PROFILE_WRITE, profileId)).toEqual([]);
+  });
+
+  it("never reads a scope no route makes as another scope: a provider with no resource grants nothing", async () => {
+    const { authorizer: auth } = authorizer({
+      [USER]: [
+        record(
+          "/subscriptions/s/resourceGroups/g/providers/Microsoft.DigitalTwins/digitalTwinsInstances/i/providers/Microsoft.Authorization",
+          OWNER_ID,
+        ),
+      ],
+    });
+    const grants = await auth.grantsOf(principal(USER));
+    expect(
+      grants.permits(
+        ASSIGN_WRITE,
+        scope("/subscriptions/s/resourceGroups/g/providers/Microsoft.DigitalTwins/digitalTwinsInstances/i"),
+      ),
+    ).toBe(false);
   });
 });
 
@@ -117,11 +144,17 @@ describe("the cache", () => {
   it("sees a revoked assignment once the period is over, and at once after forget()", async () => {
     const records: Record<string, GrantRecord[]> = { [USER]: [record("/", OWNER_ID)] };
     const { authorizer: auth } = authorizer(records, { cacheMs: 1000 });
-    expect((await auth.grantsOf(principal(USER))).permits(PROFILE_WRITE, scope("/a"))).toBe(true);
+    expect(
+      (await auth.grantsOf(principal(USER))).permits(PROFILE_WRITE, scope("/authenticationProfiles/a")),
+    ).toBe(true);
     records[USER] = [];
-    expect((await auth.grantsOf(principal(USER))).permits(PROFILE_WRITE, scope("/a"))).toBe(true);
+    expect(
+      (await auth.grantsOf(principal(USER))).permits(PROFILE_WRITE, scope("/authenticationProfiles/a")),
+    ).toBe(true);
     auth.forget(USER.toUpperCase());
-    expect((await auth.grantsOf(principal(USER))).permits(PROFILE_WRITE, scope("/a"))).toBe(false);
+    expect(
+      (await auth.grantsOf(principal(USER))).permits(PROFILE_WRITE, scope("/authenticationProfiles/a")),
+    ).toBe(false);
   });
 
   it("forget() drops the principal in every tenant and no one else", async () => {
@@ -179,7 +212,9 @@ describe("the cache", () => {
     expect(first.map((result) => result.status)).toEqual(["rejected", "rejected"]);
     expect(loads).toBe(1);
     fail = false;
-    expect((await auth.grantsOf(principal(USER))).permits(PROFILE_READ, scope("/x"))).toBe(true);
+    expect(
+      (await auth.grantsOf(principal(USER))).permits(PROFILE_READ, scope("/authenticationProfiles/x")),
+    ).toBe(true);
     expect(loads).toBe(2);
   });
 

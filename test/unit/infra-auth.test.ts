@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { configSchema, isMultiTenant } from "../../src/config";
-import { routes } from "../../src/triggers/routes";
+import { routeTable } from "../../src/triggers/routes";
 import { block, code } from "../support/bicep-text";
 
 /**
@@ -233,7 +233,7 @@ describe("infra: Easy Auth, an optional outer gate", () => {
     );
     expect(excluded.sort()).toEqual(["/health", "/openapi.json"]);
     for (const excludedPath of excluded) {
-      const route = routes.find((candidate) => `/${candidate.route}` === excludedPath);
+      const route = routeTable.find((candidate) => `/${candidate.route}` === excludedPath);
       expect({ excludedPath, authLevel: route?.authLevel }).toEqual({ excludedPath, authLevel: "anonymous" });
     }
   });

@@ -2,12 +2,12 @@ import { assessmentPathSchema } from "../../src/assessments/assessment-path";
 import { RESOURCE_GROUP_NAME_PATTERN, resourceGroupNameSchema } from "../../src/common/arm-path-schema";
 import { endpointNameSchema, instanceNameSchema } from "../../src/endpoints/endpoint-path";
 import { buildOpenApiDocument } from "../../src/http/openapi";
-import { routes } from "../../src/triggers/routes";
+import { routeDefinitions } from "../../src/triggers/routes";
 
 /** Every `pattern` of the API description. */
 function documentPatterns(): string[] {
   const patterns = new Set<string>();
-  JSON.stringify(buildOpenApiDocument(routes), (key, value: unknown) => {
+  JSON.stringify(buildOpenApiDocument(routeDefinitions()), (key, value: unknown) => {
     if (key === "pattern" && typeof value === "string") patterns.add(value);
     return value;
   });

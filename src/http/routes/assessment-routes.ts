@@ -4,27 +4,26 @@ import { assessmentPutSchema, clusterAssessmentSchema } from "../../assessments/
 import { ASSESSMENT_API_VERSIONS } from "../../common/api-versions";
 import { CLUSTER_ASSESSMENT_PATH } from "../../common/arm-path";
 import { deleteRoute, getRoute, listRoute, putRoute, resourceSpec } from "../resource-operations";
-import type { RouteDefinition } from "../route";
+import type { RouteOperation } from "../route";
 
 /** Reads with the function key; writes (PUT, DELETE) only for the producing system, with the master key. */
 const assessments = resourceSpec({
   noun: "cluster assessment",
   tag: "ClusterAssessment",
   collectionRoute: CLUSTER_ASSESSMENT_PATH.collection.route,
-  itemRoute: CLUSTER_ASSESSMENT_PATH.route,
   apiVersions: ASSESSMENT_API_VERSIONS,
   collectionPath: projectPathSchema,
   itemPath: assessmentPathSchema,
   putBody: assessmentPutSchema,
-  writeAuthLevel: "admin",
   resourceSchema: clusterAssessmentSchema,
   examples: assessmentExamples,
   service: (services) => services.assessments,
 });
 
-export const assessmentRoutes: RouteDefinition[] = [
-  listRoute("clusterAssessments-list", assessments),
-  getRoute("clusterAssessments-get", assessments),
-  putRoute("clusterAssessments-put", assessments),
-  deleteRoute("clusterAssessments-delete", assessments),
-];
+/** The operations of the clusterAssessments rows of the route table. */
+export const assessmentOperations = {
+  list: listRoute(assessments),
+  get: getRoute(assessments),
+  put: putRoute(assessments),
+  delete: deleteRoute(assessments),
+} satisfies Record<string, RouteOperation>;

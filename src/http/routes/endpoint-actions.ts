@@ -1,15 +1,12 @@
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
-import { QUEUE_ENDPOINT_PATH } from "../../common/arm-path";
 import { InvalidRequestContent } from "../../common/errors";
 import { z } from "../../common/zod";
 import { endpointPathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
 import { checkApiVersion } from "../api-version";
 import { JSON_ONLY, readOptionalJsonBody } from "../request-body";
 import { jsonResponse } from "../responses";
-import type { RouteDefinition } from "../route";
+import type { RouteOperation } from "../route";
 import { parseOrThrow } from "../validation";
-
-export const REDELIVER_DEAD_LETTERS_PATH = QUEUE_ENDPOINT_PATH.action("redeliverDeadLetters");
 
 export const redeliverRequestSchema = z
   .strictObject({
@@ -52,11 +49,7 @@ export const redeliverResultSchema = z
   })
   .describe("What the run did; repeat it to retry the failed ones.");
 
-export const redeliverRoute: RouteDefinition = {
-  name: "queueEndpoints-redeliverDeadLetters",
-  methods: ["POST"],
-  route: REDELIVER_DEAD_LETTERS_PATH.route,
-  authLevel: "function",
+export const redeliverOperation: RouteOperation = {
   doc: {
     summary:
       "Re-queue the endpoint's dead-lettered events (optionally those written from `from` to `to`) for delivery to this endpoint only",

@@ -6,14 +6,13 @@ import { endpointPathSchema, instancePathSchema } from "../../endpoints/endpoint
 import { endpointPatchSchema, endpointPutSchema, queueEndpointSchema } from "../../endpoints/endpoint-schema";
 import { readableSecretsProblems } from "../../endpoints/endpoint-secrets";
 import { deleteRoute, getRoute, listRoute, patchRoute, putRoute, resourceSpec } from "../resource-operations";
-import type { RouteDefinition } from "../route";
-import { redeliverRoute } from "./endpoint-actions";
+import type { RouteOperation } from "../route";
+import { redeliverOperation } from "./endpoint-actions";
 
 const endpoints = resourceSpec({
   noun: "queue endpoint",
   tag: "QueueEndpoint",
   collectionRoute: QUEUE_ENDPOINT_PATH.collection.route,
-  itemRoute: QUEUE_ENDPOINT_PATH.route,
   apiVersions: RESOURCE_API_VERSIONS,
   collectionPath: instancePathSchema,
   itemPath: endpointPathSchema,
@@ -24,11 +23,12 @@ const endpoints = resourceSpec({
   service: (services) => services.endpoints,
 });
 
-export const endpointRoutes: RouteDefinition[] = [
-  listRoute("queueEndpoints-list", endpoints),
-  getRoute("queueEndpoints-get", endpoints),
-  putRoute("queueEndpoints-put", endpoints),
-  deleteRoute("queueEndpoints-delete", endpoints),
-  patchRoute("queueEndpoints-patch", endpoints, endpointPatchSchema),
-  redeliverRoute,
-];
+/** The operations of the queueEndpoints rows of the route table. */
+export const endpointOperations = {
+  list: listRoute(endpoints),
+  get: getRoute(endpoints),
+  put: putRoute(endpoints),
+  delete: deleteRoute(endpoints),
+  patch: patchRoute(endpoints, endpointPatchSchema),
+  redeliverDeadLetters: redeliverOperation,
+} satisfies Record<string, RouteOperation>;

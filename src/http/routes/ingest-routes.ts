@@ -1,5 +1,4 @@
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
-import { TWIN_EVENTS_PATH } from "../../common/arm-path";
 import { type ErrorDetail, InvalidRequestContent } from "../../common/errors";
 import { z } from "../../common/zod";
 import { logLine } from "../../delivery/delivery-log";
@@ -21,7 +20,7 @@ import {
 import { checkApiVersion } from "../api-version";
 import { readJsonBody } from "../request-body";
 import { jsonResponse } from "../responses";
-import type { RouteDefinition } from "../route";
+import type { RouteOperation } from "../route";
 import { parseOrThrow } from "../validation";
 
 /**
@@ -89,60 +88,51 @@ function checkEvent(candidate: unknown, index: number, trace?: TraceContext): Cl
   }
 }
 
-export const ingestRoutes: RouteDefinition[] = [
-  {
-    name: "twinEvents-ingest",
-    methods: ["POST"],
-    route: TWIN_EVENTS_PATH.route,
-    authLevel: "function",
-    doc: {
-      summary: "Ingest CloudEvents for a twins instance; 202 once they are durably queued",
-      tag: "TwinEvents",
-      pathParameters: instancePathSchema,
-      apiVersions: RESOURCE_API_VERSIONS,
-      requestBody: {
-        schema: z.union([cloudEventSchema, z.array(cloudEventSchema).min(1)]),
-        example: [
-          {
-            id: "evt-1",
-            source: "/factory/line-1",
-            specversion: "1.0",
-            type: "Microsoft.DigitalTwins.Twin.Update",
-            time: "2026-11-22T08:00:00Z",
-            data: { temperature: 21.5 },
-          },
-        ],
-        contentTypes: CLOUD_EVENT_MEDIA_TYPES,
-      },
-      responses: [
+export const ingestOperation: RouteOperation = {
+  doc: {
+    summary: "Ingest CloudEvents for a twins instance; 202 once they are durably queued",
+    tag: "TwinEvents",
+    pathParameters: instancePathSchema,
+    apiVersions: RESOURCE_API_VERSIONS,
+    requestBody: {
+      schema: z.union([cloudEventSchema, z.array(cloudEventSchema).min(1)]),
+      example: [
         {
-          status: 202,
-          description: "Every event is on the twin-events queue",
-          schema: z.object({ accepted: z.number().int().positive() }),
-          example: { accepted: 1 },
+          id: "evt-1",
+          source: "/factory/line-1",
+          specversion: "1.0",
+          type: "Microsoft.DigitalTwins.Twin.Update",
+          time: "2026-11-22T08:00:00Z",
+          data: { temperature: 21.5 },
         },
       ],
-      errors: [400, 413, 415],
+      contentTypes: CLOUD_EVENT_MEDIA_TYPES,
     },
-    handler: async (request, context, { eventPublisher }) => {
-      checkApiVersion(request, RESOURCE_API_VERSIONS);
-      const instance = parseOrThrow(instancePathSchema, request.params);
-      const body = await readJsonBody(request, CLOUD_EVENT_MEDIA_TYPES);
-      // Every event leaves with a valid traceparent: its own, else the request's, else a new one.
-      const trace = requestTraceContext(
-        request.headers.get("traceparent"),
-        request.headers.get("tracestate"),
-      );
-      const events = validateEvents(body, trace);
-      const accepted = await eventPublisher.publish(twinsInstanceId(instance), events);
-      context.log(
-        logLine("twin events accepted:", {
-          instance: twinsInstanceId(instance),
-          events: accepted,
-          traceIds: eventTraceIds(events),
-        }),
-      );
-      return jsonResponse(202, { accepted });
-    },
+    responses: [
+      {
+        status: 202,
+        description: "Every event is on the twin-events queue",
+        schema: z.object({ accepted: z.number().int().positive() }),
+        example: { accepted: 1 },
+      },
+    ],
+    errors: [400, 413, 415],
   },
-];
+  handler: async (request, context, { eventPublisher }) => {
+    checkApiVersion(request, RESOURCE_API_VERSIONS);
+    const instance = parseOrThrow(instancePathSchema, request.params);
+    const body = await readJsonBody(request, CLOUD_EVENT_MEDIA_TYPES);
+    // Every event leaves with a valid traceparent: its own, else the request's, else a new one.
+    const trace = requestTraceContext(request.headers.get("traceparent"), request.headers.get("tracestate"));
+    const events = validateEvents(body, trace);
+    const accepted = await eventPublisher.publish(twinsInstanceId(instance), events);
+    context.log(
+      logLine("twin events accepted:", {
+        instance: twinsInstanceId(instance),
+        events: accepted,
+        traceIds: eventTraceIds(events),
+      }),
+    );
+    return jsonResponse(202, { accepted });
+  },
+};

@@ -9,7 +9,7 @@ import {
   profilePutSchema,
 } from "../../profiles/profile-schema";
 import { deleteRoute, getRoute, listRoute, patchRoute, putRoute, resourceSpec } from "../resource-operations";
-import type { RouteDefinition } from "../route";
+import type { RouteOperation } from "../route";
 
 const NAMES = { authenticationProfileName: profileNameSchema };
 
@@ -17,7 +17,6 @@ const profiles = resourceSpec({
   noun: "authentication profile",
   tag: "AuthenticationProfile",
   collectionRoute: AUTHENTICATION_PROFILE_PATH.collection.route,
-  itemRoute: AUTHENTICATION_PROFILE_PATH.route,
   apiVersions: RESOURCE_API_VERSIONS,
   collectionPath: armPathSchema(AUTHENTICATION_PROFILE_PATH.collection, NAMES),
   itemPath: armPathSchema(AUTHENTICATION_PROFILE_PATH, NAMES),
@@ -25,14 +24,13 @@ const profiles = resourceSpec({
   resourceSchema: authenticationProfileSchema,
   examples: profileExamples,
   service: (services) => services.profiles,
-  // A profile's id is its name; it is authorized at its path.
-  pathOf: (profile) => AUTHENTICATION_PROFILE_PATH.id({ authenticationProfileName: profile.id }),
 });
 
-export const profileRoutes: RouteDefinition[] = [
-  listRoute("authenticationProfiles-list", profiles),
-  getRoute("authenticationProfiles-get", profiles),
-  putRoute("authenticationProfiles-put", profiles),
-  deleteRoute("authenticationProfiles-delete", profiles),
-  patchRoute("authenticationProfiles-patch", profiles, profilePatchSchema),
-];
+/** The operations of the authenticationProfiles rows of the route table. */
+export const profileOperations = {
+  list: listRoute(profiles),
+  get: getRoute(profiles),
+  put: putRoute(profiles),
+  delete: deleteRoute(profiles),
+  patch: patchRoute(profiles, profilePatchSchema),
+} satisfies Record<string, RouteOperation>;

@@ -14,7 +14,7 @@ import {
 } from "../../role-assignments/role-assignment-schema";
 import type { Services } from "../../services";
 import { deleteRoute, getRoute, listRoute, putRoute, resourceSpec } from "../resource-operations";
-import type { RouteDefinition } from "../route";
+import type { RouteOperation } from "../route";
 
 type Params = Record<string, string>;
 type Assignments = ResourceService<Params, Params, RoleAssignment, RoleAssignmentPut, never>;
@@ -53,13 +53,12 @@ function scopedAssignments(scope: AssignmentScopeForm): (services: Services) => 
   });
 }
 
-function routesAt(scope: AssignmentScopeForm): RouteDefinition[] {
+function operationsAt(scope: AssignmentScopeForm) {
   const paths = assignmentPaths(scope);
   const spec = resourceSpec({
     noun: "role assignment",
     tag: "RoleAssignment",
     collectionRoute: paths.collection.route,
-    itemRoute: paths.item.route,
     apiVersions: ROLE_ASSIGNMENT_API_VERSIONS,
     collectionPath: paths.collectionSchema,
     itemPath: paths.itemSchema,
@@ -69,18 +68,19 @@ function routesAt(scope: AssignmentScopeForm): RouteDefinition[] {
       put: { principalId: EXAMPLE.principalId, roleDefinitionName: "Reader", principalType: "User" },
       resource: EXAMPLE,
     },
-    // Under AUTH_MODE=keys, only the master key manages access.
-    readAuthLevel: "admin",
-    writeAuthLevel: "admin",
     service: scopedAssignments(scope),
   });
-  const name = `roleAssignments-${scope.form}`;
-  return [
-    listRoute(`${name}-list`, spec),
-    getRoute(`${name}-get`, spec),
-    putRoute(`${name}-put`, spec),
-    deleteRoute(`${name}-delete`, spec),
-  ];
+  return {
+    list: listRoute(spec),
+    get: getRoute(spec),
+    put: putRoute(spec),
+    delete: deleteRoute(spec),
+  } satisfies Record<string, RouteOperation>;
 }
 
-export const roleAssignmentRoutes: RouteDefinition[] = ASSIGNMENT_SCOPES.flatMap(routesAt);
+type Form = AssignmentScopeForm["form"];
+
+/** The operations of the roleAssignments rows of the route table, by scope form. */
+export const roleAssignmentOperations = Object.fromEntries(
+  ASSIGNMENT_SCOPES.map((scope) => [scope.form, operationsAt(scope)]),
+) as Record<Form, ReturnType<typeof operationsAt>>;
