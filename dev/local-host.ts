@@ -11,6 +11,7 @@ import {
 import { hostAuthLevel } from "../src/http/caller";
 import { headerRecord as responseHeaders } from "../src/http/header-record";
 import { methodNotAllowedHandler } from "../src/http/method-not-allowed";
+import { sameQueryName } from "../src/http/query";
 import { MAX_BODY_BYTES, payloadTooLarge } from "../src/http/request-body";
 import type { RouteDefinition, RouteHandler } from "../src/http/route";
 import { withHttpConventions } from "../src/http/with-conventions";
@@ -182,6 +183,16 @@ function writeResponse(response: http.ServerResponse, init: HttpResponseInit): v
 }
 
 /**
+ * The key in the query as the Functions host reads it: the first `code`, its name in any letter
+ * case (ASP.NET's query is case-insensitive; AuthenticationLevelHandler takes values.First()).
+ * A second, different `code` is the app's to refuse (src/http/caller.ts), as in Azure.
+ */
+function firstCode(url: RequestUrl): string | null {
+  for (const [name, value] of url.searchParams) if (sameQueryName(name, "code")) return value;
+  return null;
+}
+
+/**
  * A stand-in for the Functions host on one machine: it serves the route table through the real
  * HttpRequest / InvocationContext classes of @azure/functions, applies host.json's route prefix,
  * and checks keys as the host does before a handler runs. Local-only; never deployed.
@@ -267,8 +278,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       return;
     }
     const { route, params } = result.match;
-    const key =
-      incoming.headers["x-functions-key"] ?? (url.search === "" ? null : url.searchParams.get("code"));
+    const key = incoming.headers["x-functions-key"] ?? (url.search === "" ? null : firstCode(url));
     const authLevel = hostAuthLevel(route.authLevel, options.services.config.AUTH_MODE);
     if (!isAuthorized(authLevel, Array.isArray(key) ? (key[0] ?? null) : key, options.keys)) {
       const error = new Unauthorized(

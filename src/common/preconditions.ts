@@ -22,11 +22,22 @@ export function normalizeEtag(etag: string): string {
     .replace(/^"(.*)"$/, "$1");
 }
 
-function matches(list: string[], currentEtag: string | undefined): boolean {
+/** A weak tag, `W/"…"` (the service only ever gives out strong ones). */
+function isWeak(etag: string): boolean {
+  return etag.trimStart().startsWith("W/");
+}
+
+/**
+ * RFC 9110 §8.8.3.2: If-Match compares strongly, so a weak tag in it never matches (§13.1.1), not
+ * even `W/` of the current tag; If-None-Match compares weakly, ignoring `W/`.
+ */
+function matches(list: string[], currentEtag: string | undefined, comparison: "strong" | "weak"): boolean {
   if (currentEtag === undefined) return false;
   if (list.includes("*")) return true;
   const current = normalizeEtag(currentEtag);
-  return list.some((candidate) => normalizeEtag(candidate) === current);
+  return list.some(
+    (candidate) => !(comparison === "strong" && isWeak(candidate)) && normalizeEtag(candidate) === current,
+  );
 }
 
 export function hasPreconditions(preconditions: Preconditions): boolean {
@@ -39,15 +50,17 @@ export function hasPreconditions(preconditions: Preconditions): boolean {
  */
 export function checkPreconditions(preconditions: Preconditions, currentEtag: string | undefined): void {
   const { ifMatch, ifNoneMatch } = preconditions;
-  if (ifMatch && !matches(ifMatch, currentEtag)) {
+  if (ifMatch && !matches(ifMatch, currentEtag, "strong")) {
     throw new PreconditionFailed(
       currentEtag === undefined
         ? "If-Match was given but the resource does not exist."
-        : "The resource has changed: If-Match does not match its current ETag.",
+        : matches(ifMatch, currentEtag, "weak")
+          ? "If-Match names the current ETag only as a weak tag (W/), which never matches If-Match (RFC 9110 §13.1.1): send the ETag as given."
+          : "The resource has changed: If-Match does not match its current ETag.",
       "If-Match",
     );
   }
-  if (ifNoneMatch && matches(ifNoneMatch, currentEtag)) {
+  if (ifNoneMatch && matches(ifNoneMatch, currentEtag, "weak")) {
     throw new PreconditionFailed(
       ifNoneMatch.includes("*")
         ? "If-None-Match: * was given but the resource already exists."
@@ -64,5 +77,5 @@ export function formatEtag(storeEtag: string): string {
 
 /** A read whose If-None-Match names the current version answers 304. */
 export function isNotModified(ifNoneMatch: string[] | undefined, currentEtag: string): boolean {
-  return ifNoneMatch !== undefined && matches(ifNoneMatch, currentEtag);
+  return ifNoneMatch !== undefined && matches(ifNoneMatch, currentEtag, "weak");
 }

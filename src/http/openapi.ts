@@ -65,7 +65,7 @@ function responseHeaders(extra: readonly ResponseHeader[] = []): JsonObject {
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, RFC 7493, a body that is not UTF-8, a malformed If-Match or If-None-Match, a query parameter given twice with different values, and a $skipToken of another list are refused too) or InvalidApiVersionParameter",
+  400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, holds a lone surrogate or a number beyond a double (RFC 7493), a body that is not UTF-8, a malformed If-Match or If-None-Match, a query parameter given twice with different values (code too), and a $skipToken of another list are refused too) or InvalidApiVersionParameter",
   401: "AuthenticationFailed (no bearer token) or InvalidAuthenticationToken (WWW-Authenticate says why); under keys, Unauthorized: no key, or a wrong one",
   403: "AuthorizationFailed: the caller's role assignments do not allow the action at this path (whether or not the resource exists)",
   404: "ResourceNotFound: the resource does not exist, or the path matches no route of this document",
@@ -128,7 +128,7 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
     "If-Match":
       method === "get"
         ? "Answer only if the current ETag is listed."
-        : "Write only if the current ETag is listed (`*`: if the resource exists); else 412.",
+        : "Write only if the current ETag is listed as a strong tag (`*`: if the resource exists); a weak tag (W/) never matches (RFC 9110 §13.1.1); else 412.",
     "If-None-Match":
       method === "get"
         ? "304 Not Modified, without a body, when the current ETag is listed."

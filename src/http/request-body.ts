@@ -1,6 +1,6 @@
 import type { HttpRequest } from "@azure/functions";
 import { InvalidRequestContent, PayloadTooLarge, UnsupportedMediaType } from "../common/errors";
-import { describePointer, type JsonRefusal, parseStrictJson } from "../common/strict-json";
+import { describeLocation, describePointer, type JsonRefusal, parseStrictJson } from "../common/strict-json";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -30,7 +30,8 @@ export function payloadTooLarge(): PayloadTooLarge {
 
 /**
  * Reads a write request's JSON body: 413 over 1 MiB, 415 for a content type not in `accepted`,
- * 400 when empty, not UTF-8, not JSON, nested too deep, or repeating a member name (I-JSON, RFC 7493).
+ * 400 when empty, not UTF-8, not JSON, nested too deep, or against I-JSON (RFC 7493): a repeated
+ * member name, a lone surrogate in a string, a number a double cannot hold.
  */
 export async function readJsonBody(request: HttpRequest, accepted: MediaTypes): Promise<unknown> {
   return parseJsonBytes(request, await readBodyBytes(request), accepted);
@@ -84,6 +85,16 @@ function refusalError(refusal: JsonRefusal): InvalidRequestContent {
         pointer,
       );
     }
+    case "lone-surrogate":
+      return new InvalidRequestContent(
+        `The request body has a lone surrogate (an unpaired \\uD800-\\uDFFF) in the string at ${describeLocation(refusal.pointer)}: UTF-8 cannot carry it, so it could not be stored or sent as given (RFC 7493).`,
+        refusal.pointer || undefined,
+      );
+    case "number-out-of-range":
+      return new InvalidRequestContent(
+        `The request body has a number at ${describeLocation(refusal.pointer)} beyond the range of a double: it would read as Infinity, which JSON cannot carry (RFC 7493).`,
+        refusal.pointer || undefined,
+      );
   }
 }
 

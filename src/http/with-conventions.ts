@@ -53,7 +53,7 @@ export function withHttpConventions(route: ConventionalRoute, services: () => Se
     let response: HttpResponseInit;
     let principal: Principal = ANONYMOUS;
     try {
-      let caller = admittedWithoutLookup(route, services());
+      let caller = admittedWithoutLookup(route, request, services());
       if (caller === undefined) {
         principal = await identifyCaller(route, request, services());
         caller = await authorizeCaller(route, request, services(), principal);

@@ -1,4 +1,4 @@
-import { describePointer, parseStrictJson } from "../common/strict-json";
+import { describeLocation, describePointer, parseStrictJson } from "../common/strict-json";
 
 /**
  * Keys that would put a credential into a profile; a profile names how to authenticate, it must
@@ -39,10 +39,18 @@ export function contentProblem(content: string): string | undefined {
   const result = parseStrictJson(content);
   if (!result.ok) {
     const { refusal } = result;
-    if (refusal.reason === "syntax")
-      return "must be a JSON object serialized as a string, but it is not valid JSON";
-    if (refusal.reason === "too-deep") return `must not nest deeper than ${refusal.maxDepth} levels`;
-    return `must not repeat a member name (RFC 7493), but it has '${describePointer(refusal.pointer)}' more than once`;
+    switch (refusal.reason) {
+      case "syntax":
+        return "must be a JSON object serialized as a string, but it is not valid JSON";
+      case "too-deep":
+        return `must not nest deeper than ${refusal.maxDepth} levels`;
+      case "duplicate-member":
+        return `must not repeat a member name (RFC 7493), but it has '${describePointer(refusal.pointer)}' more than once`;
+      case "lone-surrogate":
+        return `must not hold a lone surrogate (an unpaired \\uD800-\\uDFFF escape, RFC 7493), but the string at ${describeLocation(refusal.pointer)} does`;
+      case "number-out-of-range":
+        return `must not hold a number beyond the range of a double (RFC 7493), but the one at ${describeLocation(refusal.pointer)} is`;
+    }
   }
   const parsed = result.value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {

@@ -287,7 +287,7 @@ describe("validation", () => {
     );
   });
 
-  it("answers 400 for a number that is not finite (1e400 parses to Infinity)", async () => {
+  it("answers 400 for a number that is not finite (1e400 parses to Infinity), naming it by its pointer", async () => {
     const text = JSON.stringify(full).replace(
       `"totalMonthlyCost":${full.details.totalMonthlyCost}`,
       '"totalMonthlyCost":1e400',
@@ -297,7 +297,8 @@ describe("validation", () => {
       body: text,
       key: MASTER_KEY,
     });
-    await expectArmError(response, 400, "InvalidRequestContent", "details.totalMonthlyCost");
+    // Refused as the body is read (RFC 7493: JSON cannot carry it), so its target is a JSON pointer.
+    await expectArmError(response, 400, "InvalidRequestContent", "/details/totalMonthlyCost");
   });
 
   it("stores and finds an assessment whose name is 260 characters, longer than a Cosmos id may be", async () => {

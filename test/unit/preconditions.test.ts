@@ -18,6 +18,13 @@ describe("preconditions", () => {
     expect(() => checkPreconditions({ ifMatch: ["*"] }, undefined)).toThrow(PreconditionFailed);
   });
 
+  it("never matches a weak tag in If-Match (strong comparison), but does in If-None-Match (weak)", () => {
+    expect(() => checkPreconditions({ ifMatch: ['W/"v1"'] }, '"v1"')).toThrow(/weak tag/);
+    expect(() => checkPreconditions({ ifMatch: ['W/"v1"', '"v1"'] }, '"v1"')).not.toThrow();
+    expect(() => checkPreconditions({ ifNoneMatch: ['W/"v1"'] }, '"v1"')).toThrow(PreconditionFailed);
+    expect(isNotModified(['W/"v1"'], '"v1"')).toBe(true);
+  });
+
   it("fails If-None-Match: * when the resource exists, passes when absent", () => {
     expect(() => checkPreconditions({ ifNoneMatch: ["*"] }, "v1")).toThrow(PreconditionFailed);
     expect(() => checkPreconditions({ ifNoneMatch: ["*"] }, undefined)).not.toThrow();

@@ -235,11 +235,48 @@ describe("parseStrictJson (cases)", () => {
     expect(JSON.stringify(result)).not.toContain("hunter2");
   });
 
+  it("refuses a lone surrogate in a value or a name, escaped or raw, with its pointer (RFC 7493 §2.1)", () => {
+    const refusal = (text: string) => {
+      const result = parseStrictJson(text);
+      return result.ok ? undefined : result.refusal;
+    };
+    expect(refusal('{"id":"X-\\ud800"}')).toEqual({ reason: "lone-surrogate", pointer: "/id" });
+    expect(refusal('[1,{"a":["x","\\udfff\\ud800"]}]')).toEqual({
+      reason: "lone-surrogate",
+      pointer: "/1/a/1",
+    });
+    expect(refusal('{"a":{"\\udbff":1}}')).toEqual({ reason: "lone-surrogate", pointer: "/a/\udbff" });
+    expect(refusal('"\ud800"')).toEqual({ reason: "lone-surrogate", pointer: "" });
+    // Pairs, escaped, raw or mixed, and an escaped backslash before "ud800", are text.
+    for (const text of ['"\\ud83d\\ude00"', '"😀"', '"\ud83d\\ude00"', '"\\\\ud800"']) {
+      expect(parseStrictJson(text)).toEqual({ ok: true, value: JSON.parse(text) });
+    }
+  });
+
+  it("refuses a number a double cannot hold (Infinity), keeps those that only round (RFC 7493 §2.2)", () => {
+    for (const number of ["1e400", "-1E+400", `${"9".repeat(400)}`, "1.5e309"]) {
+      expect(parseStrictJson(`{"a":[0,${number}]}`)).toEqual({
+        ok: false,
+        refusal: { reason: "number-out-of-range", pointer: "/a/1" },
+      });
+    }
+    expect(parseStrictJson("1e400")).toEqual({
+      ok: false,
+      refusal: { reason: "number-out-of-range", pointer: "" },
+    });
+    for (const number of ["1.7976931348623157e308", "-1e-400", "0.1000000000000000000001", "-0"]) {
+      expect(parseStrictJson(`[${number}]`)).toEqual({ ok: true, value: [Number(number)] });
+    }
+  });
+
   it("scans 1 MiB in linear time, however the text is made", () => {
     const manyNames = `{${Array.from({ length: 80_000 }, (_, i) => `"k\\u0030${i}":0`).join(",")}}`;
     const manyBackslashes = `{"${"\\\\".repeat(500_000)}":1}`;
     const manyObjects = `[${Array.from({ length: 200_000 }, () => '{"a":1}').join(",")}]`;
-    for (const text of [manyNames, manyBackslashes, manyObjects]) {
+    // Every string decoded to look for a lone surrogate, every number read.
+    const manyEscapedStrings = `[${Array.from({ length: 60_000 }, () => '"\\ud83d\\ude00"').join(",")}]`;
+    const manyNumbers = `[${Array.from({ length: 120_000 }, (_, i) => `${i}.5e3`).join(",")}]`;
+    for (const text of [manyNames, manyBackslashes, manyObjects, manyEscapedStrings, manyNumbers]) {
       expect(text.length).toBeGreaterThan(900_000);
       const started = performance.now();
       expect(parseStrictJson(text).ok).toBe(true);
