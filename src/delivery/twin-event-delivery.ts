@@ -1,4 +1,5 @@
 import { describeError } from "../common/describe-error";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../common/json-depth";
 import { parseTwinsInstanceId } from "../endpoints/endpoint-path";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
@@ -10,7 +11,7 @@ import { type DeliveryCounters, emptyCounters } from "./delivery-counters";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
 import { type DeliveryMessage, parseDeliveryMessage, type RetryState } from "./delivery-message";
 import { countEvents, endpointAttributes, recordLatency } from "./delivery-metrics";
-import type { DeliveryQueues, PoisonRecord } from "./delivery-queues";
+import { type DeliveryQueues, EventsDoNotFit, type PoisonRecord } from "./delivery-queues";
 import type { EndpointSource } from "./endpoint-cache";
 import { deliverToEndpoint, type EndpointDeliveryResult, type SenderSource } from "./endpoint-delivery";
 import { type Refusal, SharedBatches } from "./shared-batches";
@@ -76,7 +77,7 @@ export class TwinEventDelivery {
   async handle(message: unknown, logger: DeliveryLogger = silentLogger): Promise<DeliveryCounters> {
     const counters = emptyCounters();
     const run: Invocation = { counters, logger };
-    const twinsMessage = await this.validated(run, message);
+    const twinsMessage = await this.encodable(run, await this.validated(run, message));
     if (twinsMessage === undefined) return counters;
     const instance = parseTwinsInstanceId(twinsMessage.twinsInstanceId);
     if (!instance) {
@@ -134,6 +135,32 @@ export class TwinEventDelivery {
       }),
     );
     return undefined;
+  }
+
+  /**
+   * The message without its events that nest deeper than ingest allows (MAX_JSON_DEPTH; a message
+   * put on the queue directly was never checked), or undefined when none is left. No client can
+   * encode such an event (the Service Bus SDK, JSON.stringify, and so any store or queue overflow
+   * the stack on it), so it is never tried: it goes to the poison queue once, with the reason, and
+   * the rest of its message is delivered as if it had not been there.
+   */
+  private async encodable(
+    run: Invocation,
+    message: DeliveryMessage | undefined,
+  ): Promise<DeliveryMessage | undefined> {
+    if (message === undefined) return undefined;
+    const events: CloudEvent[] = [];
+    const tooDeep: CloudEvent[] = [];
+    for (const event of message.events)
+      (nestsDeeperThan(event, MAX_JSON_DEPTH) ? tooDeep : events).push(event);
+    if (tooDeep.length === 0) return message;
+    const detail = `the event nests deeper than ${MAX_JSON_DEPTH} levels (ingest's bound): no client can encode it, so it was sent to no endpoint`;
+    await this.poison(
+      run,
+      { reason: "EventTooDeep", detail, twinsInstanceId: message.twinsInstanceId },
+      tooDeep,
+    );
+    return events.length > 0 ? { ...message, events } : undefined;
   }
 
   private async deliverTo(
@@ -205,25 +232,60 @@ export class TwinEventDelivery {
     const retry: RetryState = { endpointName: endpoint.name, attempt, lastError };
     // Owed under the version tried: another host's cache must not send with older settings.
     if (endpoint.version !== undefined) retry.endpointVersion = endpoint.version;
-    await this.deps.deliveryQueues.scheduleRetry(
+    const retried = await this.scheduleRetry(
+      run,
+      endpoint,
       { twinsInstanceId: message.twinsInstanceId, receivedAt, retry },
       result.failed,
       delay,
     );
-    run.counters.retried += result.failed.length;
-    countEvents("retried", result.failed.length, endpointAttributes(message.twinsInstanceId, endpoint.name));
+    run.counters.retried += retried.length;
+    countEvents("retried", retried.length, endpointAttributes(message.twinsInstanceId, endpoint.name));
+    if (retried.length === 0) return;
     run.logger.warn(
       logLine("twin events delivery failed, retry scheduled:", {
         instance: message.twinsInstanceId,
         endpoint: endpoint.name,
-        events: result.failed.length,
+        events: retried.length,
         attempt,
         error: result.lastErrorName ?? "Error",
         nextRetryAt: new Date(this.now().getTime() + delay * 1000).toISOString(),
         lastError,
-        traceIds: eventTraceIds(result.failed),
+        traceIds: eventTraceIds(retried),
       }),
     );
+  }
+
+  /**
+   * Schedules the retry; the events no retry message can carry (too large even alone and
+   * compressed: delivery-queues.ts) have no attempt left, so they are dead-lettered now, their last
+   * error saying why. Returns the events retried.
+   */
+  private async scheduleRetry(
+    run: Invocation,
+    endpoint: DeliveryEndpoint,
+    header: Omit<DeliveryMessage, "events">,
+    events: CloudEvent[],
+    delay: number,
+  ): Promise<CloudEvent[]> {
+    try {
+      await this.deps.deliveryQueues.scheduleRetry(header, events, delay);
+      return events;
+    } catch (error) {
+      if (!(error instanceof EventsDoNotFit)) throw error;
+      const message = { ...header, events };
+      const attempts = header.retry?.attempt ?? 1;
+      const lastError = header.retry?.lastError ?? "unknown error";
+      for (const [why, unfit] of byError(error.unfit.map(({ event, why }) => ({ event, error: why })))) {
+        await this.deadLetter(run, endpoint, message, unfit, {
+          reason: "MaxDeliveryAttemptsExceeded",
+          attempts,
+          lastError: `${lastError}; no retry is possible: the event ${why}`,
+        });
+      }
+      const unfit = new Set(error.unfit.map(({ event }) => event));
+      return events.filter((event) => !unfit.has(event));
+    }
   }
 
   /** The delivered events' trace ids; for all of a message's events, worked out once per invocation. */

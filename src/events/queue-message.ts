@@ -41,13 +41,19 @@ export function eventJson(event: CloudEvent): string {
   return json;
 }
 
+/** Whether the event's JSON has been made already (and so can be: see queue-texts.ts). */
+export function hasEventJson(event: CloudEvent): boolean {
+  return eventJsonCache.has(event);
+}
+
 export function eventBytes(event: CloudEvent): number {
   return Buffer.byteLength(eventJson(event), "utf8");
 }
 
 /**
- * Packs events into as few messages as fit under the queue's limit, keeping their order. Every
- * event must already be at most MAX_EVENT_BYTES.
+ * Packs events into as few messages as fit under the queue's limit, keeping their order. An event
+ * over MAX_EVENT_BYTES gets a message of its own, which may then be over the limit: callers check
+ * (events/queue-texts.ts).
  */
 export function packEvents<T extends object>(
   envelope: T,
@@ -76,13 +82,17 @@ export function encodeQueueMessage(message: object): string {
 }
 
 /**
- * packEvents, as the queue messages' texts (base64 of the JSON): the same text
- * encodeQueueMessage(packEvents(…)) gives, with each event serialised only once.
+ * packEvents, as the queue messages' texts (base64 of the JSON), each with the events it holds:
+ * the same text encodeQueueMessage(packEvents(…)) gives, with each event serialised only once.
  */
-export function packEncodedEvents(envelope: object, events: CloudEvent[]): string[] {
+export function packEncodedEvents(
+  envelope: object,
+  events: CloudEvent[],
+): { text: string; events: CloudEvent[] }[] {
   // `{…envelope,"events":[]}` without its closing `]}`: the events go in between.
   const head = JSON.stringify({ ...envelope, events: [] }).slice(0, -2);
-  return packEvents(envelope, events).map((message) =>
-    Buffer.from(`${head}${message.events.map(eventJson).join(",")}]}`, "utf8").toString("base64"),
-  );
+  return packEvents(envelope, events).map((message) => ({
+    text: Buffer.from(`${head}${message.events.map(eventJson).join(",")}]}`, "utf8").toString("base64"),
+    events: message.events,
+  }));
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../src/common/json-depth";
 import type { CloudEvent } from "../../src/events/cloud-event";
 import {
   COMPRESS_FROM_BYTES,
@@ -7,7 +8,7 @@ import {
   MAX_EXPANDED_EVENTS_BYTES,
 } from "../../src/events/compressed-events";
 import { MAX_EVENT_BYTES, MAX_QUEUE_MESSAGE_BYTES } from "../../src/events/queue-message";
-import { packQueueTexts } from "../../src/events/queue-texts";
+import { fitQueueTexts, packQueueTexts } from "../../src/events/queue-texts";
 
 // What ingest puts on the queue: plain messages for a few events, compressed ones (eventsGzip) for
 // many, every text under the queue's 64 KiB, every event once and in order, readable by delivery.
@@ -90,6 +91,63 @@ describe("packQueueTexts", () => {
   it("compresses from COMPRESS_FROM_BYTES of events and never packs more than delivery expands", () => {
     expect(COMPRESS_FROM_BYTES).toBeLessThan(MAX_QUEUE_MESSAGE_BYTES);
     expect(MAX_EXPANDED_EVENTS_BYTES).toBeGreaterThanOrEqual(256 * 1024);
+  });
+});
+
+describe("fitQueueTexts (every write of events to a queue: ingest, retries, redelivery, poison records)", () => {
+  const deep = (depth: number) => JSON.parse(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+
+  it("carries a compressible event far over a plain message's size alone, compressed", async () => {
+    const large = event(
+      1,
+      Array.from({ length: 2500 }, (_, index) => ({ sensor: `s-${index % 40}`, at: index })),
+    );
+    expect(Buffer.byteLength(JSON.stringify(large))).toBeGreaterThan(MAX_QUEUE_MESSAGE_BYTES);
+    const { texts, unfit } = await fitQueueTexts(envelope, [event(0), large, event(2)]);
+    expect(unfit).toEqual([]);
+    const { kinds, events: back } = await readBack(texts);
+    expect(kinds).toEqual(["gzip"]);
+    expect(back).toEqual([event(0), large, event(2)]);
+  });
+
+  it("gives back, with why, an event that fits no message even alone and compressed, and packs the others", async () => {
+    const noisy = event(1, randomBytes(60_000).toString("base64"));
+    const { texts, unfit } = await fitQueueTexts(envelope, [event(0), noisy, event(2)]);
+    expect(unfit).toEqual([
+      {
+        event: noisy,
+        why: expect.stringMatching(
+          /^is \d+ bytes of JSON, more than one queue message \(65536 bytes\) holds even compressed$/,
+        ),
+      },
+    ]);
+    expect((await readBack(texts)).events).toEqual([event(0), event(2)]);
+    await expect(packQueueTexts(envelope, [noisy])).rejects.toThrow(/event evt-1 is \d+ bytes/);
+  });
+
+  it("gives back an event nesting deeper than MAX_JSON_DEPTH without making its JSON, and packs the others", async () => {
+    const atBound = event(1, deep(MAX_JSON_DEPTH - 1));
+    const tooDeep = [event(2, deep(MAX_JSON_DEPTH)), event(3, deep(100_000))];
+    const { texts, unfit } = await fitQueueTexts(envelope, [event(0), atBound, ...tooDeep]);
+    expect(unfit).toEqual(
+      tooDeep.map((each) => ({ event: each, why: expect.stringMatching(/^nests deeper than 100 levels/) })),
+    );
+    expect((await readBack(texts)).events).toEqual([event(0), atBound]);
+  });
+});
+
+describe("nestsDeeperThan", () => {
+  it("counts containers as strict-json does on text, without recursing", () => {
+    expect(nestsDeeperThan(1, 0)).toBe(false);
+    expect(nestsDeeperThan([], 0)).toBe(true);
+    expect(nestsDeeperThan([[1]], 2)).toBe(false);
+    expect(nestsDeeperThan([[1]], 1)).toBe(true);
+    expect(nestsDeeperThan({ a: [{ b: null }], c: "x" }, 3)).toBe(false);
+    expect(nestsDeeperThan({ a: [{ b: {} }], c: "x" }, 3)).toBe(true);
+    const text = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    expect(nestsDeeperThan(JSON.parse(text(MAX_JSON_DEPTH)))).toBe(false);
+    expect(nestsDeeperThan(JSON.parse(text(MAX_JSON_DEPTH + 1)))).toBe(true);
+    expect(nestsDeeperThan(JSON.parse(text(500_000)))).toBe(true);
   });
 });
 

@@ -5,7 +5,7 @@ import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import type { DeadLetterPlace, DeadLetterReason } from "../../src/delivery/dead-letter-writer";
 import type { DeliveryLogger } from "../../src/delivery/delivery-log";
 import type { RetryState } from "../../src/delivery/delivery-message";
-import type { PoisonRecord } from "../../src/delivery/delivery-queues";
+import { EventsDoNotFit, type PoisonRecord } from "../../src/delivery/delivery-queues";
 import type { EndpointSource, WantedVersion } from "../../src/delivery/endpoint-cache";
 import type { SenderSource, TopicSender } from "../../src/delivery/endpoint-delivery";
 import {
@@ -181,8 +181,15 @@ class FakeQueues {
   readonly poisoned: { record: PoisonRecord; ids: string[] }[] = [];
   readonly poisonedMessages: { record: PoisonRecord; original: unknown }[] = [];
 
+  /** Ids no retry message can carry (too large even alone): written are the others, then EventsDoNotFit. */
+  readonly unfitIds = new Set<string>();
+
   async scheduleRetry(message: RetryHeader, events: CloudEvent[], delaySeconds: number): Promise<void> {
-    this.retries.push({ message, ids: events.map((each) => each.id), delaySeconds });
+    const fit = events.filter((each) => !this.unfitIds.has(each.id));
+    if (fit.length > 0) this.retries.push({ message, ids: fit.map((each) => each.id), delaySeconds });
+    const unfit = events.filter((each) => this.unfitIds.has(each.id));
+    if (unfit.length > 0)
+      throw new EventsDoNotFit(unfit.map((each) => ({ event: each, why: "is 70000 bytes of JSON" })));
   }
 
   async poisonEvents(record: PoisonRecord, events: CloudEvent[]): Promise<void> {
@@ -515,6 +522,62 @@ describe("the endpoint's version", () => {
       }),
     );
     expect(kit.endpointSource.wanted).toEqual([undefined, { endpointName: "A", version: '"etag-2"' }]);
+  });
+});
+
+describe("an event delivery cannot carry", () => {
+  it("nesting deeper than ingest allows is sent nowhere and poisoned once, with the reason; the others go to every endpoint", async () => {
+    const kit = setUp([endpoint("a"), endpoint("b")]);
+    const deep = { ...event("deep"), data: JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`) };
+    const counters = await kit.handle({
+      twinsInstanceId: INSTANCE,
+      events: [event("e1"), deep, event("e2")],
+    });
+    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0 });
+    expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
+    expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2"]);
+    expect(kit.deadLetterWriter.written).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([
+      {
+        record: {
+          reason: "EventTooDeep",
+          detail: expect.stringMatching(/deeper than 100 levels/),
+          twinsInstanceId: INSTANCE,
+        },
+        ids: ["deep"],
+      },
+    ]);
+  });
+
+  it("in no retry message, even alone, is dead-lettered at its first failure, saying why; the others are retried", async () => {
+    const kit = setUp([endpoint("a"), endpoint("b", { deadLetter: false })]);
+    kit.senders.fail("a");
+    kit.senders.fail("b");
+    kit.deliveryQueues.unfitIds.add("huge");
+    const counters = await kit.handle(message(["e1", "huge"], { receivedAt: RECEIVED_AT }));
+    expect(counters).toEqual({ delivered: 0, retried: 2, deadLettered: 1, poisoned: 1, discarded: 0 });
+    expect(kit.deliveryQueues.retries.map((retry) => retry.ids)).toEqual([["e1"], ["e1"]]);
+    expect(
+      kit.deadLetterWriter.written.map(({ endpoint, event, why }) => ({ endpoint, event, why })),
+    ).toEqual([
+      {
+        endpoint: "a",
+        event: "huge",
+        why: {
+          reason: "MaxDeliveryAttemptsExceeded",
+          attempts: 1,
+          lastError: expect.stringMatching(
+            /ServiceBusError.*; no retry is possible: the event is 70000 bytes of JSON$/,
+          ),
+        },
+      },
+    ]);
+    expect(kit.deliveryQueues.poisoned).toEqual([
+      {
+        record: expect.objectContaining({ reason: "NoDeadLetterSecret", endpointName: "b", attempts: 1 }),
+        ids: ["huge"],
+      },
+    ]);
   });
 });
 
