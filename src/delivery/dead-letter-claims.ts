@@ -1,5 +1,6 @@
 import type { BlobClient } from "@azure/storage-blob";
-import { storageDeadline } from "../store/storage-deadline";
+import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
+import { isPassingFault } from "./dead-letter-store-faults";
 
 /**
  * How a redelivery takes a dead letter for itself, so that however many calls run at once, on
@@ -14,8 +15,12 @@ import { storageDeadline } from "../store/storage-deadline";
  *
  * A claim older than CLAIM_SECONDS without a `redelivered` mark was left by a call that stopped
  * halfway (a crash between steps), and may be taken again: a plain call then requeues the event,
- * so a dead letter is never lost to redelivery, and at worst requeued twice (delivery is at least
- * once anyway). A newer claim is another call's work in progress: skipped.
+ * so a dead letter is never lost to redelivery. A newer claim is another call's work in progress:
+ * skipped. Taking a claim again requeues an event twice only if step 3 never landed though step 2
+ * did; so step 3 is not given up on at its first failure (a store that stalls, or answers a write
+ * it applied with nothing): it is tried until it lands, or is seen to have landed, for two storage
+ * calls' deadlines (markTriesMs). Only a store answering none of that for so long, or a host
+ * stopping between steps 2 and 3, leaves a requeued dead letter unmarked.
  */
 export const REDELIVERED_METADATA = "redelivered";
 export const CLAIM_METADATA = "redeliveryclaim";
@@ -64,20 +69,58 @@ export async function claim(
   }
 }
 
-/** Step 3: `redelivered` set (the event is queued), or the claim released (it is not). */
-export async function settle(
+/** Step 3 when the event was not queued: the claim released, once (a claim left lapses anyway). */
+export async function release(
   blob: BlobClient,
   metadata: Metadata,
-  claimEtag: string | undefined,
-  redeliveredAt: Date | undefined,
+  claimEtag: string,
   deadlineMs?: number,
 ): Promise<void> {
-  const settled =
-    redeliveredAt === undefined
-      ? metadata
-      : { ...unmarked(metadata), [REDELIVERED_METADATA]: redeliveredAt.toISOString() };
-  await blob.setMetadata(settled, {
+  await blob.setMetadata(metadata, {
     conditions: { ifMatch: claimEtag },
     abortSignal: storageDeadline(deadlineMs),
   });
+}
+
+/** How long step 3 is tried after the event was queued: two storage calls' deadlines. */
+export function markTriesMs(deadlineMs: number = STORAGE_CALL_DEADLINE_MS): number {
+  return 2 * deadlineMs;
+}
+
+const MARK_RETRY_PAUSE_MS = 250;
+
+/**
+ * Step 3 when the event was queued: `redelivered` set, on the claim's ETag. A try that fails
+ * without an answer may still have landed, so the next tries tell: 412 means the blob changed
+ * since the claim, by an earlier try (it holds this very mark: done) or by the writer, which
+ * dead-lettered the event again (a fresh dead letter, not to be marked: done too; no other call
+ * takes a claim younger than CLAIM_SECONDS). A store that fails or does not answer is tried again
+ * until `triesMs` have passed (each try within its deadline, none begun after); then, or for a
+ * refusal, the error is thrown.
+ */
+export async function markRedelivered(
+  blob: BlobClient,
+  metadata: Metadata,
+  claimEtag: string,
+  redeliveredAt: Date,
+  deadlineMs: number = STORAGE_CALL_DEADLINE_MS,
+  triesMs: number = markTriesMs(deadlineMs),
+): Promise<void> {
+  const mark = redeliveredAt.toISOString();
+  const until = Date.now() + triesMs;
+  const deadline = () => storageDeadline(Math.min(deadlineMs, Math.max(0, until - Date.now())));
+  for (;;) {
+    try {
+      await blob.setMetadata(
+        { ...unmarked(metadata), [REDELIVERED_METADATA]: mark },
+        { conditions: { ifMatch: claimEtag }, abortSignal: deadline() },
+      );
+      return;
+    } catch (error) {
+      if ((error as { statusCode?: unknown } | null)?.statusCode === 412) return;
+      // A refusal (403, 404) will not change by trying again; a store failing or silent may.
+      if (!isPassingFault(error) || Date.now() + MARK_RETRY_PAUSE_MS >= until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, MARK_RETRY_PAUSE_MS));
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import type { BlobItem, ContainerClient } from "@azure/storage-blob";
 import { describeError } from "../common/describe-error";
+import { ServiceUnavailable } from "../common/errors";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import { missingPermissions, REDELIVERY_PERMISSIONS, sasExpired } from "../endpoints/sas-token";
 import { type CloudEvent, cloudEventSchema } from "../events/cloud-event";
@@ -9,13 +10,14 @@ import {
   claimedElsewhere,
   lostRace,
   type Metadata,
+  markRedelivered,
   REDELIVERED_METADATA,
-  settle,
+  release,
 } from "./dead-letter-claims";
-import { deadLetterContainer } from "./dead-letter-container";
+import { deadLetterContainer, deadLetterPlace } from "./dead-letter-container";
 import { type DeadLetterMarks, MARK_METADATA } from "./dead-letter-mark";
-import { deadLetterStoreFault } from "./dead-letter-store-faults";
-import { DEAD_LETTERED_AT_METADATA, ENDPOINT_METADATA } from "./dead-letter-writer";
+import { deadLetterStoreFault, type StoreStep, storageCode } from "./dead-letter-store-faults";
+import { DEAD_LETTERED_AT_METADATA, ENDPOINT_METADATA, namesEndpoint } from "./dead-letter-writer";
 import { DeadLettersUnavailable } from "./dead-letters-unavailable";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
 import type { DeliveryQueues } from "./delivery-queues";
@@ -49,15 +51,25 @@ type Outcome = keyof RedeliveryCounts;
 /** How many blobs are worked on at once. */
 const PARALLEL = 8;
 
+/**
+ * How long one call may begin new work (a page of the listing, a dead letter): what it began
+ * ends within its storage calls' deadlines, so a call answers within about two minutes however
+ * long the container or however slow the store, rather than 20 s per storage call per batch.
+ */
+export const CALL_DEADLINE_MS = 60_000;
+
 /** How redelivery uses the dead-letter store; the defaults are the service's. */
 export interface RedeliveryStorageOptions {
   /**
    * How long any one of its storage calls may take: each page of the listing, each download,
-   * each claim and settling write (storage-deadline.ts; STORAGE_CALL_DEADLINE_MS unless given).
+   * each claim (storage-deadline.ts; STORAGE_CALL_DEADLINE_MS unless given). A mark is tried for
+   * twice as long (dead-letter-claims.ts).
    */
   deadlineMs?: number;
   /** Blobs asked for per page of the listing; unset, storage's own (5,000). */
   pageSize?: number;
+  /** How long a call may begin new work; CALL_DEADLINE_MS unless given. */
+  callDeadlineMs?: number;
 }
 
 /**
@@ -106,13 +118,19 @@ function inWindow(at: Date | undefined, window: RedeliveryWindow): boolean {
   );
 }
 
-/** One run: the endpoint, where to log, and the counts so far. */
+/** One run: the endpoint, where to log, the counts so far, and why it stops early, if it does. */
 interface Run {
   twinsInstanceId: string;
   endpoint: DeliveryEndpoint;
   container: ContainerClient;
+  /** deadLetterPlace of the endpoint's SAS URL: the container its marks must name. */
+  place: string;
   logger: DeliveryLogger;
   counts: RedeliveryCounts;
+  /** The first fault of the store (dead-letter-store-faults.ts): no dead letter is begun after it. */
+  fault?: { error: unknown; step: StoreStep };
+  /** Requeued dead letters whose mark did not land (counted requeued too). */
+  unmarked: number;
 }
 
 /**
@@ -120,9 +138,15 @@ interface Run {
  * read through its SAS URL) as retry messages for that endpoint alone, attempts reset to 0, the TTL
  * counted from now, and the endpoint's current version, so delivery sends them with the settings
  * the store holds now, not what a cache remembers (delivery-message.ts). Only blobs that carry the
- * service's mark for this endpoint, name and body are requeued (dead-letter-mark.ts); each is
- * claimed first, so concurrent calls split the work (dead-letter-claims.ts), then marked
+ * service's mark for this endpoint, container, name and body are requeued (dead-letter-mark.ts);
+ * each is claimed first, so concurrent calls split the work (dead-letter-claims.ts), then marked
  * `redelivered`; nothing is deleted. Marked blobs are skipped unless `force`.
+ *
+ * The store failing or not answering any step (listing, reading, claiming, marking) ends the
+ * call as a 503, refusing one (403, a missing container) as a 409, after the dead letters in hand
+ * are finished: a dead letter's fault is the store's, and the next one would meet it too. A call
+ * begins no work after its deadline (CALL_DEADLINE_MS) and then answers 503 too, saying how far
+ * it got; what it requeued is marked, so the next call goes on from there.
  */
 export class DeadLetterRedelivery {
   constructor(
@@ -138,33 +162,50 @@ export class DeadLetterRedelivery {
     window: RedeliveryWindow,
     logger: DeliveryLogger = silentLogger,
   ): Promise<RedeliveryCounts> {
-    const container = deadLetterContainer(this.usableSasUrl(endpoint), {
-      maxTries: 2,
-      tryTimeoutInMs: 10_000,
-    });
+    const sasUrl = this.usableSasUrl(endpoint);
+    const container = deadLetterContainer(sasUrl, { maxTries: 2, tryTimeoutInMs: 10_000 });
     const run: Run = {
       twinsInstanceId,
       endpoint,
       container,
+      place: deadLetterPlace(sasUrl),
       logger,
       counts: { requeued: 0, skipped: 0, failed: 0 },
+      unmarked: 0,
     };
+    // Real time, not `now`, which stands for the clock of the claims and marks.
+    const beginBy = Date.now() + (this.storage.callDeadlineMs ?? CALL_DEADLINE_MS);
     let batch: BlobItem[] = [];
     const flush = async () => {
       const outcomes = await Promise.all(batch.map((blob) => this.redeliverBlob(run, blob, window)));
       for (const outcome of outcomes) run.counts[outcome]++;
       batch = [];
     };
+    let outOfTime = false;
     try {
       for await (const blob of listWithDeadlines(container, `${endpoint.name}/`, this.storage)) {
         if (!inWindow(writtenAt(blob), window)) continue;
+        if (Date.now() >= beginBy) {
+          outOfTime = true;
+          break;
+        }
         batch.push(blob);
         if (batch.length >= PARALLEL) await flush();
+        if (run.fault !== undefined) break;
       }
     } catch (error) {
-      throw deadLetterStoreFault(error);
+      run.fault ??= { error, step: "listed" };
     }
-    await flush();
+    if (run.fault === undefined && !outOfTime) await flush();
+    if (run.fault !== undefined) {
+      throw deadLetterStoreFault(run.fault.error, run.fault.step, progress(run));
+    }
+    if (outOfTime) {
+      throw new ServiceUnavailable(
+        `The redelivery reached its deadline before the end of the dead letters; repeat it to go on. ${progress(run)}`,
+        1,
+      );
+    }
     return run.counts;
   }
 
@@ -206,20 +247,31 @@ export class DeadLetterRedelivery {
     if (claimedElsewhere(metadata, this.now())) return "skipped";
     const client = run.container.getBlobClient(blob.name);
     const etag = blob.properties.etag as string;
-    let event: CloudEvent;
+    let body: Buffer;
     try {
-      const body = await client.downloadToBuffer(0, undefined, {
+      body = await client.downloadToBuffer(0, undefined, {
         conditions: { ifMatch: etag },
         abortSignal: storageDeadline(this.storage.deadlineMs),
       });
-      if (!this.marks.verifies(metadata, run.endpoint.id, blob.name, body)) {
-        return this.skipForeign(run, blob.name, "its service mark does not match its name and content");
-      }
+    } catch (error) {
+      // Changed or deleted since it was listed: another call's, or the owner's, to have.
+      if (lostRace(error) || storageCode(error) === "BlobNotFound") return "skipped";
+      return this.storeFault(run, client.name, "read", error);
+    }
+    const deadLetter = { endpointId: run.endpoint.id, place: run.place, blobName: blob.name, body };
+    if (!this.marks.verifies(metadata, deadLetter)) {
+      return this.skipForeign(
+        run,
+        blob.name,
+        "its service mark does not match this container, its name and its content: a copy, or not written by the service",
+      );
+    }
+    let event: CloudEvent;
+    try {
       const parsed = cloudEventSchema.safeParse(JSON.parse(body.toString("utf8")));
       if (!parsed.success) throw new Error("the blob holds no valid CloudEvent");
       event = parsed.data;
     } catch (error) {
-      if (lostRace(error)) return "skipped";
       return this.fail(run, blob.name, "was not read", error);
     }
     return this.requeue(run, client, metadata, etag, event);
@@ -230,7 +282,7 @@ export class DeadLetterRedelivery {
     if (metadata[MARK_METADATA] === undefined)
       return "it carries no service mark: the service did not write it";
     const owner = metadata[ENDPOINT_METADATA];
-    if (owner !== run.endpoint.id.toLowerCase())
+    if (!namesEndpoint(owner, run.endpoint.id))
       return `it was written for another endpoint (${owner ?? "not named"})`;
     return undefined;
   }
@@ -246,7 +298,7 @@ export class DeadLetterRedelivery {
     try {
       claimEtag = await claim(client, metadata, etag, this.now(), this.storage.deadlineMs);
     } catch (error) {
-      return this.fail(run, client.name, "could not be claimed", error);
+      return this.storeFault(run, client.name, "claimed", error);
     }
     if (claimEtag === undefined) return "skipped";
     const { twinsInstanceId, endpoint } = run;
@@ -266,13 +318,19 @@ export class DeadLetterRedelivery {
         0,
       );
     } catch (error) {
-      await settle(client, metadata, claimEtag, undefined, this.storage.deadlineMs).catch(() => undefined);
+      // The service's own queue failed, not the store: this dead letter alone is counted failed.
+      await release(client, metadata, claimEtag, this.storage.deadlineMs).catch(() => undefined);
       return this.fail(run, client.name, "was not requeued", error);
     }
-    await settle(client, metadata, claimEtag, this.now(), this.storage.deadlineMs).catch((error: unknown) =>
+    try {
+      // Tried on for a while (dead-letter-claims.ts): a mark lost would let the claim lapse and a
+      // later call requeue the event again.
+      await markRedelivered(client, metadata, claimEtag, this.now(), this.storage.deadlineMs);
+    } catch (error) {
       // Queued already, so counted as requeued; its claim lapses after CLAIM_SECONDS.
-      this.fail(run, client.name, "was requeued but not marked", error),
-    );
+      run.unmarked++;
+      this.storeFault(run, client.name, "marked", error, "was requeued but not marked");
+    }
     return "requeued";
   }
 
@@ -288,6 +346,21 @@ export class DeadLetterRedelivery {
     return "skipped";
   }
 
+  /**
+   * A step the store failed or refused: the blob is counted failed (unless it was requeued), and the
+   * run stops beginning others, to answer with the store's fault (the first one).
+   */
+  private storeFault(
+    run: Run,
+    blobName: string,
+    step: StoreStep,
+    error: unknown,
+    what = `was not ${step}`,
+  ): Outcome {
+    run.fault ??= { error, step };
+    return this.fail(run, blobName, what, error);
+  }
+
   private fail(run: Run, blobName: string, what: string, error: unknown): Outcome {
     run.logger.warn(
       logLine(`dead-letter redelivery: blob ${what}:`, {
@@ -299,4 +372,13 @@ export class DeadLetterRedelivery {
     );
     return "failed";
   }
+}
+
+/** What a call that stopped early did, for its answer. */
+function progress({ counts, unmarked }: Run): string {
+  const marked =
+    unmarked === 0
+      ? "each marked redelivered, so the next call skips them"
+      : `${unmarked} of them were not confirmed marked redelivered: those whose mark did not land after all are requeued again by a call after their claims lapse, in 5 minutes`;
+  return `Before that it requeued ${counts.requeued} dead letters (${marked}), skipped ${counts.skipped} and failed ${counts.failed}.`;
 }

@@ -4,24 +4,39 @@ import { DeadLettersUnavailable } from "./dead-letters-unavailable";
 const TARGET = "deadLetterStorageSecret";
 
 /** The storage error code (x-ms-error-code), when the store answered with one. */
-function storageCode(error: unknown): string | undefined {
+export function storageCode(error: unknown): string | undefined {
   const given = error as { code?: unknown; details?: { errorCode?: unknown } } | null;
   const code = given?.details?.errorCode ?? given?.code;
   return typeof code === "string" && /^[A-Za-z]+$/.test(code) ? code : undefined;
 }
 
+/** What redelivery was doing with the dead letters when the store failed it, and the permission that needs. */
+export type StoreStep = "listed" | "read" | "claimed" | "marked";
+const PERMISSION: Record<StoreStep, string> = {
+  listed: "list (l)",
+  read: "read (r)",
+  claimed: "write (w)",
+  marked: "write (w)",
+};
+
 /** What the endpoint's owner should know of a refusal, by the store's code. */
-function refusal(status: number, code: string | undefined): string {
+function refusal(status: number, code: string | undefined, step: StoreStep): string {
   const answered = `the dead-letter store answered ${status}${code === undefined ? "" : ` ${code}`}`;
   if (status >= 300 && status < 400)
     return `${answered}, a redirect, which the service does not follow: the deadLetterStorageSecret must name the container itself.`;
   if (code === "AuthorizationPermissionMismatch" || code === "AuthorizationResourceTypeMismatch")
-    return `${answered}: the SAS token does not grant what redelivery needs, read, write and list (sp=rwl; dead-lettering needs create and write).`;
+    return `${answered}: the deadLetterStorageSecret lacks ${PERMISSION[step]} permission (redelivery needs read, write and list, sp=rwl; dead-lettering needs create and write). PATCH the endpoint with a SAS token that grants them.`;
   if (status === 403)
-    return `${answered}: it does not accept the SAS token (its signature does not match, or it has expired or been revoked). PATCH the endpoint with a new deadLetterStorageSecret.`;
+    return `${answered}: it does not accept the SAS token (its signature does not match, it lacks a permission, or it has expired or been revoked). PATCH the endpoint with a new deadLetterStorageSecret.`;
   if (code === "ContainerNotFound" || status === 404)
     return `${answered}: the container the deadLetterStorageSecret names does not exist.`;
   return `${answered}.`;
+}
+
+/** A store that cannot be reached or is struggling (no answer, 408, 429, 5xx): repeating the call later may do. */
+export function isPassingFault(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status !== "number" || status === 408 || status === 429 || status >= 500;
 }
 
 /**
@@ -30,18 +45,19 @@ function refusal(status: number, code: string | undefined): string {
  * DeadLettersUnavailable when it refused the request (a missing permission, a bad or expired
  * SAS, a missing container, a redirect), which only a new deadLetterStorageSecret mends. The
  * message names the status and the store's code, never the URL or the store's own message, which
- * can quote the request.
+ * can quote the request; `progress` says what the call did before (dead-letter-redelivery.ts).
  */
-export function deadLetterStoreFault(error: unknown): DomainError {
+export function deadLetterStoreFault(error: unknown, step: StoreStep = "listed", progress = ""): DomainError {
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof status !== "number" || status === 408 || status === 429 || status >= 500) {
+  const after = progress === "" ? "" : ` ${progress}`;
+  if (typeof status !== "number" || isPassingFault(error)) {
     return new ServiceUnavailable(
-      "The endpoint's dead-letter store cannot be reached right now; repeat the redelivery later.",
+      `The endpoint's dead-letter store failed or did not answer while the dead letters were being ${step}; repeat the redelivery later.${after}`,
       10,
     );
   }
   return new DeadLettersUnavailable(
-    `The dead letters cannot be listed: ${refusal(status, storageCode(error))}`,
+    `The dead letters cannot be ${step}: ${refusal(status, storageCode(error), step)}${after}`,
     TARGET,
   );
 }

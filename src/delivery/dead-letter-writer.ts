@@ -1,9 +1,9 @@
 import type { BlockBlobClient, ContainerClient } from "@azure/storage-blob";
-
+import { nameKey } from "../common/name-key";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
 import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
-import { deadLetterContainer } from "./dead-letter-container";
+import { deadLetterContainer, deadLetterPlace } from "./dead-letter-container";
 import type { DeadLetterMarks } from "./dead-letter-mark";
 import { deadLetterBlobName, MAX_NAMES_PER_ID } from "./dead-letter-name";
 
@@ -36,8 +36,32 @@ function containerName(sasUrl: string): string {
   return decodeURIComponent(new URL(sasUrl).pathname.split("/").filter(Boolean).pop() ?? "");
 }
 
-/** Metadata naming, in clear, the endpoint (instance and name, lower-cased) a dead letter is for. */
+/**
+ * Metadata naming, in clear, the endpoint (instance and name) a dead letter is for: its name key
+ * (name-key.ts: ASCII lower-cased, as ids always were), with `%` and every character outside
+ * printable ASCII percent-encoded (UTF-8), as metadata travel as HTTP headers. Reversible, so a
+ * resource group named with letters of any script is no longer written as `?`s that match no
+ * endpoint; an ASCII id reads as it always did.
+ */
 export const ENDPOINT_METADATA = "endpointid";
+
+export function endpointIdMetadata(endpointId: string): string {
+  return nameKey(endpointId).replace(/[^\x21-\x24\x26-\x7e]/gu, (character) =>
+    [...Buffer.from(character, "utf8")]
+      .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`)
+      .join(""),
+  );
+}
+
+/**
+ * Whether a dead letter's ENDPOINT_METADATA names this endpoint: in the form above, or as writers
+ * before it wrote it (lower-cased, anything outside printable ASCII made `?`), so their dead
+ * letters are still found; the mark, which they carry over the id itself, tells them apart.
+ */
+export function namesEndpoint(value: string | undefined, endpointId: string): boolean {
+  return value === endpointIdMetadata(endpointId) || value === headerSafe(endpointId.toLowerCase());
+}
+
 /** When the event was last dead-lettered (ISO time): the first write, or a later one of the same blob. */
 export const DEAD_LETTERED_AT_METADATA = "deadletteredat";
 
@@ -71,16 +95,17 @@ export class DeadLetterWriter {
     if (sasUrl === undefined) throw new Error("the endpoint has no dead-letter secret");
     const body = JSON.stringify(event);
     const container = this.container(sasUrl);
+    const place = deadLetterPlace(sasUrl);
     for (let copy = 0; copy < MAX_NAMES_PER_ID; copy++) {
       const blobName = deadLetterBlobName(endpoint.name, event.id, at, copy);
       const blob = container.getBlockBlobClient(blobName);
       const metadata = {
         ...deadLetterRecord(why, at),
-        [ENDPOINT_METADATA]: headerSafe(endpoint.id.toLowerCase()),
-        ...this.marks.mark(endpoint.id, blobName, body),
+        [ENDPOINT_METADATA]: endpointIdMetadata(endpoint.id),
+        ...this.marks.mark({ endpointId: endpoint.id, place, blobName, body }),
       };
       const created = await create(blob, body, metadata, this.deadlineMs);
-      if (created || (await this.renewed(endpoint, blob, body, metadata))) {
+      if (created || (await this.renewed(endpoint, place, blob, body, metadata))) {
         return { container: containerName(sasUrl), blobName };
       }
     }
@@ -95,6 +120,7 @@ export class DeadLetterWriter {
    */
   private async renewed(
     endpoint: DeliveryEndpoint,
+    place: string,
     blob: BlockBlobClient,
     body: string,
     metadata: Record<string, string>,
@@ -105,7 +131,8 @@ export class DeadLetterWriter {
     } catch {
       return false;
     }
-    if (!this.marks.verifies(existing, endpoint.id, blob.name, body)) return false;
+    if (!this.marks.verifies(existing, { endpointId: endpoint.id, place, blobName: blob.name, body }))
+      return false;
     await blob.setMetadata(metadata, { abortSignal: storageDeadline(this.deadlineMs) });
     return true;
   }

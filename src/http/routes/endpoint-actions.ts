@@ -39,13 +39,15 @@ export const redeliverResultSchema = z
       .int()
       .nonnegative()
       .describe(
-        "Blobs in the window left alone: marked `redelivered` (and `force` not given), taken by another call running at once, or not a dead letter the service wrote for this endpoint (those are logged).",
+        "Blobs in the window left alone: marked `redelivered` (and `force` not given), taken by another call running at once, or not a dead letter the service wrote for this endpoint in this container (those are logged; a copy from another container is one).",
       ),
     failed: z
       .number()
       .int()
       .nonnegative()
-      .describe("Dead letters that could not be read or could not be queued; repeat the call to retry them."),
+      .describe(
+        "Dead letters that could not be queued (the service's own queue failed) or held no event; repeat the call to retry them. A store that fails, refuses or does not answer is never counted here: it ends the call with 503 or 409.",
+      ),
   })
   .describe("What the run did; repeat it to retry the failed ones.");
 
@@ -66,7 +68,7 @@ export const redeliverOperation: RouteOperation = {
       {
         status: 200,
         description:
-          "The run is over: each requeued blob was claimed, then marked with `redelivered` metadata; nothing is deleted. The events go out with the endpoint's settings as read for this call",
+          "The run got to the end of the dead letters: each requeued blob was claimed, then marked with `redelivered` metadata; nothing is deleted. The events go out with the endpoint's settings as read for this call. A run that reaches its 60 s deadline first, or meets a store that fails or does not answer, answers 503 with Retry-After, saying how far it got",
         schema: redeliverResultSchema,
         example: { requeued: 3, skipped: 1, failed: 0 },
       },
