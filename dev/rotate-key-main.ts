@@ -15,7 +15,8 @@ function main(): void {
     [
       `Wrote a new key to ${displayPath(file)}; the old one is kept in ${displayPath(previousFile)} (${previous} previous key${previous === 1 ? "" : "s"}).`,
       "Restart the local stack (Ctrl+C, then npm start) to use it: endpoints sealed with earlier keys still open,",
-      "and each endpoint written from then on is sealed with the new key.",
+      "and each endpoint written from then on is sealed with the new key. Then re-seal the others under it:",
+      "POST /providers/TwinResources/resealSecrets (docs/operations.md, Rotating the encryption key).",
     ].join("\n"),
   );
 }

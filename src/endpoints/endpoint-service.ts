@@ -1,5 +1,5 @@
 import type { Container } from "@azure/cosmos";
-import { InvalidRequestContent, ResourceNotFound } from "../common/errors";
+import { InvalidRequestContent, PreconditionFailed, ResourceNotFound } from "../common/errors";
 import { nameKey, sameName } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import type { Preconditions } from "../common/preconditions";
@@ -77,6 +77,44 @@ export type DeliveryEndpoint = {
   version?: string;
 } & ({ secrets: EndpointSecrets } | { secrets?: undefined; secretsUnreadable: string });
 
+/** An endpoint left on a key other than the current one, as the re-seal reports it: no secret. */
+export interface LeftOnOldKey {
+  id: string;
+  keyId: string;
+  /**
+   * Why it is left: `KeyMissing`, sealed under a key this deployment lacks (configure it in
+   * SECRETS_ENCRYPTION_PREVIOUS_KEYS, or have the owner PUT the endpoint again); `Altered`, the
+   * stored box fails authentication (the owner must PUT it again); `RunAgain`, it opens but was
+   * (re)written under an old key while the call ran, by a host still sealing with it; `DryRun`.
+   */
+  reason: "KeyMissing" | "Altered" | "RunAgain" | "DryRun";
+}
+
+/** What a re-seal did and what it left (src/http/routes/secrets-routes.ts). Counts and ids only. */
+export interface ResealReport {
+  currentKeyId: string;
+  /** Endpoints in the store when the call started (quota ledgers aside). */
+  scanned: number;
+  /** Re-sealed under the current key by this call. */
+  resealed: number;
+  /** Already under the current key when read. */
+  alreadyCurrent: number;
+  /** Written while the call ran (by a user, or re-sealed by another call): found under the current key when read again. */
+  writtenMeanwhile: number;
+  /** Deleted while the call ran. */
+  deleted: number;
+  /** Read again at the end: endpoints still sealed under another key, per key fingerprint. */
+  remaining: Record<string, number>;
+  /** Those endpoints (ids and fingerprints), at most RESEAL_LISTED of them. */
+  remainingEndpoints: LeftOnOldKey[];
+}
+
+/** How many of the endpoints left on old keys a report names (all are counted). */
+export const RESEAL_LISTED = 1000;
+
+/** Rounds one endpoint's re-seal may lose to concurrent writes before the call gives up on it. */
+const RESEAL_ATTEMPTS = 20;
+
 /** How an endpoint whose secrets cannot be opened shows them. */
 const MASKED = "***";
 
@@ -99,7 +137,7 @@ export class EndpointService
   constructor(
     container: Container,
     /** Seals and opens; while the key is pending (src/secrets/secret-keys.ts) both answer 503. */
-    private readonly secretBox: Pick<SecretBox, "seal" | "open">,
+    private readonly secretBox: Pick<SecretBox, "seal" | "open" | "currentKeyId">,
     private readonly maxPerInstance: number,
     private readonly allowList: EndpointAllowList,
     private readonly warn: (message: string) => void = (message) => console.warn(message),
@@ -216,6 +254,99 @@ export class EndpointService
 
   delete(path: EndpointPath, preconditions: Preconditions): Promise<boolean> {
     return this.writer.delete(addressOf(path), preconditions);
+  }
+
+  /**
+   * Re-seals every stored endpoint's secrets under the current key (key rotation, docs/operations.md).
+   * Each document is replaced only on the version it was read at (If-Match its ETag), with nothing
+   * changed but the sealed box: a user's write that lands meanwhile wins, and is sealed under the
+   * current key of the host that took it; this call then reads it again and leaves it alone when
+   * it is under the current key. Safe to run twice and on several hosts at once: a document
+   * re-sealed by one is current for the others. `systemData` and `updatedAt` are not changed (no
+   * user changed the endpoint). Secrets are opened in memory only; the report holds ids and key
+   * fingerprints. `dryRun` writes nothing and reports what a run would leave to do.
+   */
+  async reseal(options: { dryRun?: boolean } = {}): Promise<ResealReport> {
+    const currentKeyId = this.secretBox.currentKeyId;
+    const documents = await this.allEndpoints();
+    const report: ResealReport = {
+      currentKeyId,
+      scanned: documents.length,
+      resealed: 0,
+      alreadyCurrent: 0,
+      writtenMeanwhile: 0,
+      deleted: 0,
+      remaining: {},
+      remainingEndpoints: [],
+    };
+    for (const found of documents) {
+      let document: Stored<EndpointDocument> | undefined = found;
+      for (let attempt = 0; ; attempt++) {
+        if (document === undefined) {
+          report.deleted++;
+          break;
+        }
+        if (document.secrets.keyId === currentKeyId) {
+          if (attempt === 0) report.alreadyCurrent++;
+          else report.writtenMeanwhile++;
+          break;
+        }
+        // Left to the final count: a box this deployment cannot open, or a dry run.
+        if (options.dryRun || attempt >= RESEAL_ATTEMPTS) break;
+        let plaintext: string;
+        try {
+          plaintext = this.secretBox.open(document.secrets, sealingContext(document));
+        } catch (error) {
+          if (!(error instanceof SecretsUnreadable)) throw error;
+          break;
+        }
+        const { _etag, ...body } = document;
+        try {
+          await this.documents.replace(
+            { ...body, secrets: this.secretBox.seal(plaintext, sealingContext(body)) },
+            _etag,
+          );
+          report.resealed++;
+          break;
+        } catch (error) {
+          if (!(error instanceof PreconditionFailed)) throw error;
+          // Written (or deleted) since it was read: read what is there now and judge that.
+          document = await this.documents.read(document.id, document.instanceKey);
+        }
+      }
+    }
+    // The truth at the end, whatever ran at the same time: what is still on another key.
+    const after = await this.allEndpoints();
+    for (const document of after) {
+      const { keyId } = document.secrets;
+      if (keyId === currentKeyId) continue;
+      report.remaining[keyId] = (report.remaining[keyId] ?? 0) + 1;
+      if (report.remainingEndpoints.length < RESEAL_LISTED) {
+        report.remainingEndpoints.push({
+          id: endpointId(document.twinsInstanceId, document.name),
+          keyId,
+          reason: options.dryRun ? "DryRun" : this.whyLeft(document),
+        });
+      }
+    }
+    return report;
+  }
+
+  /** Every stored endpoint, of every instance: one cross-partition query (what holds no sealed box is no endpoint). */
+  private async allEndpoints(): Promise<Stored<EndpointDocument>[]> {
+    const documents = await this.documents.queryAll<Stored<EndpointDocument>>(ALL_ENDPOINTS);
+    return documents.filter((document) => typeof document.secrets?.keyId === "string");
+  }
+
+  /** Why a document under another key could not be re-sealed: its key is missing, or it was altered. */
+  private whyLeft(document: EndpointDocument): LeftOnOldKey["reason"] {
+    try {
+      this.secretBox.open(document.secrets, sealingContext(document));
+      return "RunAgain";
+    } catch (error) {
+      if (!(error instanceof SecretsUnreadable)) throw error;
+      return /does not have/.test(error.message) ? "KeyMissing" : "Altered";
+    }
   }
 
   private sealed(
@@ -362,6 +493,12 @@ export class EndpointService
     }
   }
 }
+
+/** Every endpoint of every instance (the quota ledgers, kept beside them, left out). */
+const ALL_ENDPOINTS = {
+  query: "SELECT * FROM c WHERE c.id != @ledger",
+  parameters: [{ name: "@ledger", value: LEDGER_ID }],
+};
 
 function notFound(path: EndpointPath): ResourceNotFound {
   return new ResourceNotFound(

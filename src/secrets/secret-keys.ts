@@ -45,7 +45,7 @@ export function secretKeys(config: KeySettings): SecretKeys {
 }
 
 /** What seals and opens endpoint secrets: the SecretBox, or while a key is pending one that answers 503. */
-export type Sealer = Pick<SecretBox, "seal" | "open">;
+export type Sealer = Pick<SecretBox, "seal" | "open" | "currentKeyId">;
 
 /**
  * A SecretBox of the keys; while a key setting is pending, a stand-in whose every seal and open
@@ -60,5 +60,11 @@ export function secretSealer(config: KeySettings): Sealer {
   const refuse = (): never => {
     throw secretsPending(reason);
   };
-  return { seal: refuse, open: refuse };
+  return {
+    seal: refuse,
+    open: refuse,
+    get currentKeyId(): string {
+      return refuse();
+    },
+  };
 }

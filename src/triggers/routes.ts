@@ -89,6 +89,11 @@ const ops = {
         require("../http/routes/role-assignment-routes") as typeof import("../http/routes/role-assignment-routes")
       ).roleAssignmentOperations,
   ),
+  secrets: onFirstUse(
+    () =>
+      (require("../http/routes/secrets-routes") as typeof import("../http/routes/secrets-routes"))
+        .resealOperation,
+  ),
   openapi: onFirstUse(() =>
     (require("../http/openapi-routes") as typeof import("../http/openapi-routes")).openApiOperation(
       routeDefinitions,
@@ -150,6 +155,7 @@ export const routeTable: readonly RouteRow[] = [
   { name: "roleAssignments-childResource-get", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/{resourceProviderNamespace}/{resourceType}/{resourceName}/{childResourceType}/{childResourceName}/providers/Microsoft.Authorization/roleAssignments/{roleAssignmentName}", authLevel: "admin", action: "Microsoft.Authorization/roleAssignments/read", actsOn: childResource, load: () => ops.roleAssignments().childResource.get },
   { name: "roleAssignments-childResource-put", method: "PUT", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/{resourceProviderNamespace}/{resourceType}/{resourceName}/{childResourceType}/{childResourceName}/providers/Microsoft.Authorization/roleAssignments/{roleAssignmentName}", authLevel: "admin", action: "Microsoft.Authorization/roleAssignments/write", actsOn: childResource, load: () => ops.roleAssignments().childResource.put },
   { name: "roleAssignments-childResource-delete", method: "DELETE", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/{resourceProviderNamespace}/{resourceType}/{resourceName}/{childResourceType}/{childResourceName}/providers/Microsoft.Authorization/roleAssignments/{roleAssignmentName}", authLevel: "admin", action: "Microsoft.Authorization/roleAssignments/delete", actsOn: childResource, load: () => ops.roleAssignments().childResource.delete },
+  { name: "secrets-reseal", method: "POST", route: "providers/TwinResources/resealSecrets", authLevel: "admin", action: "TwinResources/secrets/reseal/action", actsOn: root, load: () => ops.secrets() },
   { name: "openapi", method: "GET", route: "openapi.json", authLevel: "anonymous", load: () => ops.openapi() },
 ];
 
