@@ -62,6 +62,9 @@ param resourceGroupName string = ''
 @description('Object id of whoever runs azd (AZURE_PRINCIPAL_ID): granted the operations roles of app/access.bicep. Empty grants nothing.')
 param principalId string = ''
 
+@description('OPERATOR_PRINCIPAL_IDS: object ids of an operations team (users, groups or service principals), comma-separated: Key Vault Secrets User, Storage Queue Data Contributor on the event and poison queues, Cosmos DB Built-in Data Reader and Monitoring Reader on Application Insights (app/access.bicep). Empty grants nothing.')
+param operatorPrincipalIds string = ''
+
 @secure()
 @minLength(44)
 @maxLength(44)
@@ -130,6 +133,9 @@ param serviceBusHostSuffixes string = '.servicebus.windows.net,.servicebus.china
 
 @minLength(1)
 @description('STORAGE_HOST_SUFFIXES: comma-separated host suffixes an endpoint\'s dead-letter URL must end with.')
+// Deliberately every cloud's blob host, not environment().suffixes.storage (the deployment's cloud
+// only): the same default as src/config.ts, which the rule no-hardcoded-env-urls cannot know.
+#disable-next-line no-hardcoded-env-urls
 param storageHostSuffixes string = '.blob.core.windows.net,.blob.core.chinacloudapi.cn,.blob.core.usgovcloudapi.net'
 
 @description('PUBLIC_BASE_URL: where clients reach the API when not on the app\'s own host name (a custom domain, API Management), e.g. https://api.contoso.com/twins; nextLink and the OpenAPI server are built on it. Empty: https://WEBSITE_HOSTNAME, which the platform sets.')
@@ -382,6 +388,11 @@ module access 'app/access.bicep' = {
   params: {
     appPrincipalId: identity.outputs.principalId
     operatorPrincipalId: principalId
+    operatorTeamPrincipalIds: split(operatorPrincipalIds, ',')
+    operatorTeamQueueNames: [
+      twinEventsQueueName
+      '${twinEventsQueueName}-poison'
+    ]
     storageAccountName: storage.outputs.name
     keyVaultName: keyVault.outputs.name
     cosmosAccountName: cosmos.outputs.name

@@ -1,5 +1,5 @@
-// What the app's user-assigned identity may do, and optionally what the person running azd may do
-// for operations. A module of its own so that the role assignment names (guid of scope, principal
+// What the app's user-assigned identity may do, and optionally what the person running azd and an
+// operations team (operatorTeamPrincipalIds) may do for operations. A module of its own so that the role assignment names (guid of scope, principal
 // and role) are computed from a parameter, as ARM requires, not from a resource output.
 //
 // main.bicep deploys this module before the Function App (app/api.bicep depends on it): every role
@@ -12,6 +12,12 @@ param appPrincipalId string
 
 @description('Object id of the person or pipeline running azd (AZURE_PRINCIPAL_ID); empty grants nothing.')
 param operatorPrincipalId string = ''
+
+@description('Object ids of an operations team (users, groups or service principals): Key Vault Secrets User, queue data access on the event and poison queues, Cosmos DB Built-in Data Reader, Monitoring Reader on Application Insights. Empty grants nothing.')
+param operatorTeamPrincipalIds array = []
+
+@description('The queues the operations team may peek, replay and drain: TWIN_EVENTS_QUEUE and its poison queue.')
+param operatorTeamQueueNames array = []
 
 param storageAccountName string
 param keyVaultName string
@@ -26,11 +32,15 @@ var roles = {
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
   keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
+  monitoringReader: '43d0d8ad-25c7-4714-9337-8ba259a9fe05'
 }
 
 // Cosmos DB Built-in Data Contributor: a data-plane role of the account itself, not an Azure RBAC
 // role; it reads and writes items but cannot create databases or containers.
 var cosmosDataContributorRoleId = '00000000-0000-0000-0000-000000000002'
+
+// Cosmos DB Built-in Data Reader: reads items and runs queries; writes nothing.
+var cosmosDataReaderRoleId = '00000000-0000-0000-0000-000000000001'
 
 // Blob Data Owner: the host's keys, leases and the Flex Consumption deployment package.
 // Queue Data Contributor: the queue trigger, the host's poison-queue moves, and the service's own
@@ -134,3 +144,73 @@ resource operatorCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssign
     scope: cosmos.id
   }
 }
+
+// The operations team (operatorTeamPrincipalIds, from OPERATOR_PRINCIPAL_IDS): read the key
+// (Key Vault Secrets User: a rotation's new version is written by the operator above), peek,
+// replay and drain the event and poison queues (Storage Queue Data Contributor on those two queues
+// only, not the account: no blob or table data), read items (Cosmos DB Built-in Data Reader) and
+// query the logs and metrics (Monitoring Reader on Application Insights). No principalType: a
+// user, a group or a service principal. Duplicates are dropped; a principal both here and the
+// operator gets both sets (distinct roles or scopes, so no assignment is made twice).
+var teamPrincipalIds = union(filter(map(operatorTeamPrincipalIds, id => trim(string(id))), id => !empty(id)), [])
+var teamQueueGrants = flatten(map(teamPrincipalIds, id => map(operatorTeamQueueNames, queue => {
+  principalId: id
+  queue: queue
+})))
+
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2024-01-01' existing = {
+  parent: storage
+  name: 'default'
+}
+
+resource teamQueues 'Microsoft.Storage/storageAccounts/queueServices/queues@2024-01-01' existing = [
+  for queue in operatorTeamQueueNames: {
+    parent: queueService
+    name: queue
+  }
+]
+
+resource teamSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for id in teamPrincipalIds: {
+    name: guid(vault.id, id, roles.keyVaultSecretsUser)
+    scope: vault
+    properties: {
+      principalId: id
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.keyVaultSecretsUser)
+    }
+  }
+]
+
+resource teamQueueData 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for grant in teamQueueGrants: {
+    name: guid(storage.id, grant.queue, grant.principalId, roles.storageQueueDataContributor)
+    scope: teamQueues[indexOf(operatorTeamQueueNames, grant.queue)]
+    properties: {
+      principalId: grant.principalId
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.storageQueueDataContributor)
+    }
+  }
+]
+
+resource teamCosmosData 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = [
+  for id in teamPrincipalIds: {
+    parent: cosmos
+    name: guid(cosmos.id, id, cosmosDataReaderRoleId)
+    properties: {
+      principalId: id
+      roleDefinitionId: '${cosmos.id}/sqlRoleDefinitions/${cosmosDataReaderRoleId}'
+      scope: cosmos.id
+    }
+  }
+]
+
+resource teamMonitoring 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for id in teamPrincipalIds: {
+    name: guid(applicationInsights.id, id, roles.monitoringReader)
+    scope: applicationInsights
+    properties: {
+      principalId: id
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.monitoringReader)
+    }
+  }
+]

@@ -1,6 +1,7 @@
 /**
- * Reading Bicep as text, for the static tests of infra/ (no Bicep compiler runs in CI): the braces of
- * one declaration, and code without its comments.
+ * Reading Bicep as text, for the static tests of infra/ that check what the compiled ARM JSON of
+ * test/unit/infra-compiled.test.ts cannot show: the braces of one declaration, and code without its
+ * comments.
  */
 
 /** The `{ ... }` (or `[ ... ]`) that follows `header`, braces in strings and comments aside. */
