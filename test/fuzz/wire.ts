@@ -219,7 +219,9 @@ function exchangeOnce(
       method: request.method,
       path: sent.target,
       headers,
-      agent,
+      // A retry goes on a new connection: the pool may hold other kept-alive sockets the server is
+      // closing at the same moment (they idle out together), and a second reset would fail the case.
+      agent: retried ? false : agent,
       timeout: 60_000,
     });
     let answered = false;
