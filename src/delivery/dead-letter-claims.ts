@@ -1,6 +1,6 @@
 import type { BlobClient } from "@azure/storage-blob";
 import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
-import { isPassingFault } from "./dead-letter-store-faults";
+import { isPassingStorageFault, storageStatus } from "../store/storage-errors";
 
 /**
  * How a redelivery takes a dead letter for itself, so that however many calls run at once, on
@@ -42,7 +42,7 @@ export function claimedElsewhere(metadata: Metadata, now: Date): boolean {
 
 /** The write lost a race: the blob changed since it was read (412), or is leased (409). */
 export function lostRace(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  const status = storageStatus(error);
   return status === 412 || status === 409;
 }
 
@@ -117,9 +117,9 @@ export async function markRedelivered(
       );
       return;
     } catch (error) {
-      if ((error as { statusCode?: unknown } | null)?.statusCode === 412) return;
+      if (storageStatus(error) === 412) return;
       // A refusal (403, 404) will not change by trying again; a store failing or silent may.
-      if (!isPassingFault(error) || Date.now() + MARK_RETRY_PAUSE_MS >= until) throw error;
+      if (!isPassingStorageFault(error) || Date.now() + MARK_RETRY_PAUSE_MS >= until) throw error;
       await new Promise((resolve) => setTimeout(resolve, MARK_RETRY_PAUSE_MS));
     }
   }

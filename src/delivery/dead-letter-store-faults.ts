@@ -1,4 +1,5 @@
 import { type DomainError, ServiceUnavailable } from "../common/errors";
+import { isPassingStorageFault, storageStatus } from "../store/storage-errors";
 import { DeadLettersUnavailable } from "./dead-letters-unavailable";
 
 const TARGET = "deadLetterStorageSecret";
@@ -33,12 +34,6 @@ function refusal(status: number, code: string | undefined, step: StoreStep): str
   return `${answered}.`;
 }
 
-/** A store that cannot be reached or is struggling (no answer, 408, 429, 5xx): repeating the call later may do. */
-export function isPassingFault(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status !== "number" || status === 408 || status === 429 || status >= 500;
-}
-
 /**
  * A fault of the endpoint's dead-letter store, as the answer to a redelivery: 503 (Retry-After)
  * when the store cannot be reached or is struggling, so the call may simply be repeated; 409
@@ -48,9 +43,9 @@ export function isPassingFault(error: unknown): boolean {
  * can quote the request; `progress` says what the call did before (dead-letter-redelivery.ts).
  */
 export function deadLetterStoreFault(error: unknown, step: StoreStep = "listed", progress = ""): DomainError {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  const status = storageStatus(error);
   const after = progress === "" ? "" : ` ${progress}`;
-  if (typeof status !== "number" || isPassingFault(error)) {
+  if (status === undefined || isPassingStorageFault(error)) {
     return new ServiceUnavailable(
       `The endpoint's dead-letter store failed or did not answer while the dead letters were being ${step}; repeat the redelivery later.${after}`,
       10,

@@ -3,6 +3,7 @@ import { nameKey } from "../common/name-key";
 import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
 import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
+import { storageStatus } from "../store/storage-errors";
 import { deadLetterContainer, deadLetterPlace } from "./dead-letter-container";
 import type { DeadLetterMarks } from "./dead-letter-mark";
 import { deadLetterBlobName, MAX_NAMES_PER_ID } from "./dead-letter-name";
@@ -27,7 +28,7 @@ function headerSafe(value: string): string {
 
 /** The write was refused because the name holds a blob already (409 BlobAlreadyExists, or 412). */
 function isNameTaken(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  const status = storageStatus(error);
   return status === 409 || status === 412;
 }
 

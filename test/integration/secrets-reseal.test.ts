@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { ResealReport } from "../../src/endpoints/endpoint-service";
 import { keyFingerprint } from "../../src/secrets/secret-box";
 import { CONTAINERS } from "../../src/store/containers";
 import { ADMIN, adminEntraSettings, asPrincipal, assignRole } from "../support/entra-host";
@@ -29,18 +30,7 @@ function body(version: string) {
 const newKey = () => randomBytes(32).toString("base64");
 const fingerprint = (key: string) => keyFingerprint(Buffer.from(key, "base64"));
 
-interface Report {
-  currentKeyId: string;
-  scanned: number;
-  resealed: number;
-  alreadyCurrent: number;
-  writtenMeanwhile: number;
-  deleted: number;
-  remaining: Record<string, number>;
-  remainingEndpoints: { id: string; keyId: string; reason: string }[];
-}
-
-async function reseal(host: TestHost, payload?: unknown): Promise<{ report: Report; text: string }> {
+async function reseal(host: TestHost, payload?: unknown): Promise<{ report: ResealReport; text: string }> {
   const response = await host.request(RESEAL, {
     method: "POST",
     key: MASTER_KEY,
@@ -48,7 +38,7 @@ async function reseal(host: TestHost, payload?: unknown): Promise<{ report: Repo
   });
   const text = await response.text();
   expect({ status: response.status, text }).toEqual({ status: 200, text: expect.any(String) });
-  return { report: JSON.parse(text) as Report, text };
+  return { report: JSON.parse(text) as ResealReport, text };
 }
 
 async function putAll(host: TestHost, version: string, paths = ENDPOINTS): Promise<void> {
