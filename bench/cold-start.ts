@@ -131,7 +131,7 @@ function entryPoints(distDir: string): string[] {
 }
 
 /** Runs a child to its end; its stdout, or an error with the end of its stderr. */
-function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+export function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       env,
@@ -247,7 +247,10 @@ export async function measureFirstRequest(
 }
 
 /** The Cosmos server and Azurite (children, in memory), a fresh database, and the settings to reach them. */
-async function startBackingServices(): Promise<{ settings: Record<string, string>; stop(): Promise<void> }> {
+export async function startBackingServices(): Promise<{
+  settings: Record<string, string>;
+  stop(): Promise<void>;
+}> {
   const stack = await startStack(
     {
       FUNCTION_KEY,

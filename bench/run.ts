@@ -5,6 +5,7 @@ import { printColdStart } from "./cold-start-report";
 import { benchCosmosJournal, printCosmosJournal } from "./cosmos-journal-bench";
 import { behindRelay, serviceBusPort, spawnDelayRelay } from "./delay-relay-process";
 import { benchDelivery } from "./delivery-bench";
+import { benchDeploymentPackage, printDeploymentPackage } from "./deployment-package";
 import { positiveInteger, positiveIntegers } from "./env";
 import { benchFanOut } from "./fanout-bench";
 import { HostWarnings } from "./host-warnings";
@@ -21,7 +22,7 @@ import { printSoak } from "./soak-report";
  * `npm run bench`: each figure of the project's performance goals next to its baseline, as ranges
  * over several rounds (a round that fails is reported). A benchmark, not a test: it reports, and
  * fails only if it cannot run. Sizes come from the environment (see docs/performance.md);
- * BENCH_ONLY=cosmos,http,auth,delivery,fanout,latency,soak,coldstart runs some parts.
+ * BENCH_ONLY=cosmos,package,http,auth,delivery,fanout,latency,soak,coldstart runs some parts.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
@@ -73,7 +74,7 @@ const COSMOS = {
   concurrencies: positiveIntegers("BENCH_COSMOS_CONCURRENCY", [1, 16]),
   rounds: ROUNDS,
 };
-const PARTS = ["cosmos", "http", "auth", "delivery", "fanout", "latency", "soak", "coldstart"];
+const PARTS = ["cosmos", "package", "http", "auth", "delivery", "fanout", "latency", "soak", "coldstart"];
 const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
 
 /** Before the stack starts: two Cosmos servers of its own, and nothing else running beside them. */
@@ -85,10 +86,20 @@ async function benchCosmos(): Promise<void> {
   printCosmosJournal(await benchCosmosJournal(COSMOS), COSMOS.concurrencies);
 }
 
+/** Before the stack starts too: the staged package, with a Cosmos server and Azurite of its own. */
+async function benchPackage(): Promise<void> {
+  console.log("");
+  console.log(
+    `Deployment package: infra/scripts/stage-package.js's, loaded as the Functions worker loads it (dev/functions-worker.ts), beside the unbundled build; ${COLDSTART_ROUNDS} rounds.`,
+  );
+  printDeploymentPackage(await benchDeploymentPackage(COLDSTART_ROUNDS));
+}
+
 async function main(): Promise<void> {
   if (!(RTT_MS >= 0)) throw new Error("BENCH_RTT_MS must be a number of milliseconds, 0 or more");
   if (ONLY.has("cosmos")) await benchCosmos();
-  if (!PARTS.some((part) => part !== "cosmos" && ONLY.has(part))) return;
+  if (ONLY.has("package")) await benchPackage();
+  if (!PARTS.some((part) => part !== "cosmos" && part !== "package" && ONLY.has(part))) return;
   console.log(`Starting the local stack (Cosmos server, Azurite, Service Bus stand-in, local host)...`);
   const warnings = new HostWarnings();
   const direct = await startBenchStack({}, { log: warnings.logger });

@@ -2,19 +2,20 @@ import type { TokenCredential } from "@azure/identity";
 
 /**
  * Exports the service's OpenTelemetry metrics (src/delivery/delivery-metrics.ts) to Application
- * Insights, through `@azure/monitor-opentelemetry`, when APPLICATIONINSIGHTS_CONNECTION_STRING is
- * set (in Azure: infra/main.bicep). Anywhere else nothing is loaded: the package is required only
- * here, so local runs and tests do not pay for it, and the metrics calls stay no-ops.
+ * Insights when APPLICATIONINSIGHTS_CONNECTION_STRING is set (in Azure: infra/main.bicep); anywhere
+ * else nothing is loaded and the metrics calls stay no-ops.
+ *
+ * Metrics are all this adds: the host already sends requests, dependencies and the invocation logs
+ * to Application Insights. So this is Azure Monitor's metric exporter behind the OpenTelemetry
+ * metrics SDK, not the `@azure/monitor-opentelemetry` distro, which brings the whole OpenTelemetry
+ * Node SDK (traces, logs, instrumentations and every OTLP exporter: 268 MB installed) to export
+ * the same metrics the same way.
  *
  * Started by the queue function's first invocation (functions/twin-events.ts), not when the entry
- * points load: delivery is all that records these metrics, and loading the distro takes 1.6–1.8 s
- * and ~50 MB, which an HTTP-only instance would otherwise pay on every cold start before its first
- * request. The instruments are made after the provider is registered (delivery-metrics.ts), so
- * nothing recorded is lost.
- *
- * The host already sends requests, dependencies and the invocation logs to Application Insights,
- * so the distro's own instrumentations (http, Azure SDK, databases, log libraries) are off: this
- * adds the custom metrics, not a second copy of what the host reports.
+ * points load: delivery is all that records these metrics, so an HTTP-only instance never loads
+ * it. The instruments are made after the provider is registered (delivery-metrics.ts), so nothing
+ * recorded is lost. OTEL_METRIC_EXPORT_INTERVAL (ms, OpenTelemetry's own setting) sets how often
+ * they are sent: every 60 s unless set, as the distro does.
  *
  * Application Insights takes Entra ID-authenticated telemetry only (DisableLocalAuth): with
  * APPLICATIONINSIGHTS_AUTHENTICATION_STRING (`ClientId=<id>;Authorization=AAD`) the exporter signs
@@ -23,27 +24,32 @@ import type { TokenCredential } from "@azure/identity";
 export function startAzureMonitor(env: NodeJS.ProcessEnv = process.env): boolean {
   const connectionString = env.APPLICATIONINSIGHTS_CONNECTION_STRING;
   if (!connectionString) return false;
-  const { useAzureMonitor } =
-    require("@azure/monitor-opentelemetry") as typeof import("@azure/monitor-opentelemetry");
-  const off = { enabled: false };
-  useAzureMonitor({
-    azureMonitorExporterOptions: {
-      connectionString,
-      credential: credentialOf(env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING),
-    },
-    enableLiveMetrics: false,
-    instrumentationOptions: {
-      azureSdk: off,
-      http: off,
-      mongoDb: off,
-      mySql: off,
-      postgreSql: off,
-      redis: off,
-      redis4: off,
-      bunyan: off,
-      winston: off,
-    },
+  const { AzureMonitorMetricExporter } =
+    require("@azure/monitor-opentelemetry-exporter") as typeof import("@azure/monitor-opentelemetry-exporter");
+  const { MeterProvider, PeriodicExportingMetricReader } =
+    require("@opentelemetry/sdk-metrics") as typeof import("@opentelemetry/sdk-metrics");
+  const { resourceFromAttributes } =
+    require("@opentelemetry/resources") as typeof import("@opentelemetry/resources");
+  const { metrics } = require("@opentelemetry/api") as typeof import("@opentelemetry/api");
+  const exporter = new AzureMonitorMetricExporter({
+    connectionString,
+    credential: credentialOf(env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING),
   });
+  const configured = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
+  const interval = Number.isInteger(configured) && configured > 0 ? configured : 60_000;
+  const provider = new MeterProvider({
+    // Application Insights shows service.name as the cloud role; Azure sets WEBSITE_SITE_NAME to the app's name.
+    resource: resourceFromAttributes({ "service.name": env.WEBSITE_SITE_NAME || "twin-resource-service" }),
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter,
+        exportIntervalMillis: interval,
+        // The reader refuses a timeout longer than the interval; 30 s is its default.
+        exportTimeoutMillis: Math.min(interval, 30_000),
+      }),
+    ],
+  });
+  metrics.setGlobalMeterProvider(provider);
   return true;
 }
 

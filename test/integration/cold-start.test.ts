@@ -19,7 +19,7 @@ const entra = {
 const SDKS = [
   "@azure/cosmos",
   "@azure/identity",
-  "@azure/monitor-opentelemetry",
+  "@azure/monitor-opentelemetry-exporter",
   "@azure/service-bus",
   "@azure/storage-blob",
   "@azure/storage-queue",
@@ -117,7 +117,7 @@ describe("cold start", () => {
     expect(sdksLoadedBy(LOAD_ENTRIES, insights)).toEqual([]);
     expect(
       sdksLoadedBy(`require(dist + "/functions/lib/telemetry").startAzureMonitorOnce();`, insights),
-    ).toEqual(["@azure/monitor-opentelemetry"]);
+    ).toEqual(["@azure/monitor-opentelemetry-exporter"]);
   });
 
   it("an HTTP request's services load the Cosmos DB SDK only", () => {

@@ -1,0 +1,203 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+import Module = require("node:module");
+
+import * as path from "node:path";
+
+/**
+ * Loads a function app package as the Azure Functions Node.js worker does, and invokes what it
+ * registers through the same programming-model calls the worker makes. For checking a deployment
+ * package (infra/scripts/stage-package.js) without the Functions host: the package's own
+ * `@azure/functions` registers the functions and converts every request and response.
+ *
+ * What the worker does, after azure-functions-nodejs-worker (src/setupCoreModule.ts and its
+ * invocation handler): it answers `require("@azure/functions-core")` with its own API by wrapping
+ * Module.prototype.require, then requires each file package.json's `main` names (a glob is allowed);
+ * `@azure/functions` calls setProgrammingModel and registerFunction on that API. For an invocation it
+ * asks the programming model for an invocation model, then calls getArguments, invokeFunction and
+ * getResponse. Only what this package's functions use is modelled: HTTP and queue triggers, no hooks.
+ */
+
+/** The parts of the worker's RPC types (the host's gRPC protocol) that these invocations use. */
+interface RpcTypedData {
+  string?: string;
+  bytes?: Uint8Array;
+  http?: RpcHttpData;
+}
+interface RpcHttpData {
+  method?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  params?: Record<string, string>;
+  body?: RpcTypedData;
+  statusCode?: string;
+}
+interface RpcBindingInfo {
+  type?: string;
+  direction?: string;
+}
+interface FunctionMetadata {
+  name: string;
+  bindings: Record<string, RpcBindingInfo>;
+}
+type FunctionCallback = (...args: unknown[]) => unknown;
+interface InvocationModel {
+  getArguments(): Promise<{ context: unknown; inputs: unknown[] }>;
+  invokeFunction(context: unknown, inputs: unknown[], callback: FunctionCallback): Promise<unknown>;
+  getResponse(context: unknown, result: unknown): Promise<{ returnValue?: RpcTypedData | null }>;
+}
+interface ProgrammingModel {
+  name: string;
+  version: string;
+  getInvocationModel(coreContext: unknown): InvocationModel;
+}
+
+export interface RegisteredFunction {
+  metadata: FunctionMetadata;
+  callback: FunctionCallback;
+}
+
+export interface HttpInvocation {
+  method: string;
+  /** The request's URL, as the host passes it (absolute). */
+  url: string;
+  headers?: Record<string, string>;
+  /** The route's parameters, as the host matched them. */
+  params?: Record<string, string>;
+  body?: string;
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface LogLine {
+  level: string;
+  category: string;
+  message: string;
+}
+
+export interface FunctionApp {
+  readonly programmingModel: string;
+  readonly functions: ReadonlyMap<string, RegisteredFunction>;
+  /** Every line the functions and the library logged through the worker. */
+  readonly logs: LogLine[];
+  invokeHttp(name: string, request: HttpInvocation): Promise<HttpResult>;
+  /** A queue-triggered function given one message's text, as the host passes it (decoded). */
+  invokeQueue(name: string, message: string, triggerMetadata?: Record<string, RpcTypedData>): Promise<void>;
+}
+
+/** The files package.json's `main` names under `root`: one file, or a `*` glob in the last segment. */
+export function entryFiles(root: string): string[] {
+  const main = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { main?: string }).main;
+  if (!main) throw new Error(`${root}/package.json names no main entry point`);
+  if (!main.includes("*")) return [path.join(root, main)];
+  const directory = path.join(root, path.dirname(main));
+  const pattern = new RegExp(`^${path.basename(main).replaceAll(".", "\\.").replaceAll("*", ".*")}$`);
+  return readdirSync(directory)
+    .filter((file) => pattern.test(file))
+    .sort()
+    .map((file) => path.join(directory, file));
+}
+
+let loaded: FunctionApp | undefined;
+
+/** Loads the package at `root` (once per process: the worker's require hook is global). */
+export function loadFunctionApp(root: string): FunctionApp {
+  if (loaded) throw new Error("a function app is already loaded in this process");
+  const functions = new Map<string, RegisteredFunction>();
+  const logs: LogLine[] = [];
+  let programmingModel: ProgrammingModel | undefined;
+  const coreApi = {
+    version: "3.10.1",
+    hostVersion: "4.1040.0",
+    setProgrammingModel(model: ProgrammingModel) {
+      programmingModel = model;
+    },
+    getProgrammingModel: () => programmingModel,
+    registerFunction(metadata: FunctionMetadata, callback: FunctionCallback) {
+      if (functions.has(metadata.name))
+        throw new Error(`A function named "${metadata.name}" is already registered`);
+      functions.set(metadata.name, { metadata, callback });
+      return { dispose: () => functions.delete(metadata.name) };
+    },
+    registerHook: () => ({ dispose() {} }),
+    log(level: string, category: string, message: string) {
+      logs.push({ level, category, message });
+    },
+    Disposable: class {
+      constructor(private readonly callOnDispose: () => void) {}
+      dispose() {
+        this.callOnDispose();
+      }
+    },
+  };
+  const originalRequire = Module.prototype.require;
+  Module.prototype.require = new Proxy(originalRequire, {
+    apply(target, thisArg, argArray: [string]) {
+      return argArray[0] === "@azure/functions-core" ? coreApi : Reflect.apply(target, thisArg, argArray);
+    },
+  });
+  for (const file of entryFiles(root)) require(file);
+  if (!programmingModel)
+    throw new Error(`${root} set no programming model: is @azure/functions in its bundle?`);
+  const model = programmingModel;
+
+  async function invoke(name: string, inputName: string, data: RpcTypedData, triggerMetadata = {}) {
+    const registered = functions.get(name);
+    if (!registered) throw new Error(`no function named "${name}" is registered`);
+    const invocationModel = model.getInvocationModel({
+      invocationId: crypto.randomUUID(),
+      request: { inputData: [{ name: inputName, data }], triggerMetadata },
+      metadata: registered.metadata,
+      state: "invocation",
+      log: (level: string, category: string, message: string) => logs.push({ level, category, message }),
+    });
+    const { context, inputs } = await invocationModel.getArguments();
+    const result = await invocationModel.invokeFunction(context, inputs, registered.callback);
+    return invocationModel.getResponse(context, result);
+  }
+
+  loaded = {
+    programmingModel: `${model.name}@${model.version}`,
+    functions,
+    logs,
+    async invokeHttp(name, request) {
+      const url = new URL(request.url);
+      const response = await invoke(name, triggerName(functions, name), {
+        http: {
+          method: request.method,
+          url: request.url,
+          headers: request.headers ?? {},
+          query: Object.fromEntries(url.searchParams),
+          params: request.params ?? {},
+          body: request.body === undefined ? {} : { string: request.body },
+        },
+      });
+      const http = response.returnValue?.http;
+      if (!http) throw new Error(`${name} answered no HTTP response`);
+      return {
+        status: Number(http.statusCode),
+        headers: http.headers ?? {},
+        body: Buffer.from(http.body?.bytes ?? new Uint8Array()).toString("utf8"),
+      };
+    },
+    async invokeQueue(name, message, triggerMetadata) {
+      await invoke(name, triggerName(functions, name), { string: message }, triggerMetadata);
+    },
+  };
+  return loaded;
+}
+
+/** The name of a function's trigger binding (`request`, `queueItem`, ...), as the host sends it. */
+function triggerName(functions: ReadonlyMap<string, RegisteredFunction>, name: string): string {
+  const bindings = functions.get(name)?.metadata.bindings ?? {};
+  const trigger = Object.entries(bindings).find(([, binding]) =>
+    binding.type?.toLowerCase().endsWith("trigger"),
+  );
+  if (!trigger) throw new Error(`${name} has no trigger binding`);
+  return trigger[0];
+}
