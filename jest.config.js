@@ -26,7 +26,7 @@ const common = {
 module.exports = {
   testTimeout: 60000,
   maxWorkers: 2,
-  // Failures and the totals only (no line per passing file): `--reporters default` shows progress.
+  // A line per finished file, then the failures and the totals (test/support/summary-reporter.js).
   reporters: ["<rootDir>/test/support/summary-reporter.js"],
   projects: [
     { ...common, displayName: "unit", roots: ["<rootDir>/test/unit"] },

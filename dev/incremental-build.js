@@ -6,7 +6,7 @@
 // left behind is removed file by file instead, so no file of a deleted module lingers and runs.
 //
 // Usage: node dev/incremental-build.js <tsconfig.json>
-const { execFileSync } = require("node:child_process");
+const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -60,16 +60,32 @@ function removeStaleOutputs({ sources, rootDir, outDir }) {
   return removed;
 }
 
+/**
+ * tsc -b, saying so when it takes a while (a first build: about 30 s), so a silent terminal is
+ * never mistaken for a hung one; an up-to-date build stays silent.
+ */
 function build(tsconfig) {
   const tsc = require.resolve("typescript/bin/tsc");
-  try {
-    execFileSync(process.execPath, [tsc, "-b", tsconfig], { stdio: "inherit" });
-  } catch {
-    process.exitCode = 1;
-    return;
-  }
-  removeStaleOutputs(readProject(tsconfig));
+  const start = Date.now();
+  const seconds = () => Math.round((Date.now() - start) / 1000);
+  const notice = setTimeout(function progress() {
+    console.log(`Compiling ${tsconfig} with tsc ... ${seconds()} s`);
+    notice.refresh();
+  }, PROGRESS_EVERY_MS);
+  const child = spawn(process.execPath, [tsc, "-b", tsconfig], { stdio: "inherit" });
+  child.once("exit", (code) => {
+    clearTimeout(notice);
+    if (code !== 0) {
+      process.exitCode = 1;
+      return;
+    }
+    removeStaleOutputs(readProject(tsconfig));
+    if (Date.now() - start >= PROGRESS_EVERY_MS) console.log(`Compiled ${tsconfig} in ${seconds()} s`);
+  });
 }
+
+/** How long a build runs before it says so, and how often after that. */
+const PROGRESS_EVERY_MS = 5000;
 
 module.exports = { removeStaleOutputs, readProject };
 

@@ -23,7 +23,10 @@ const UNREACHABLE_PORT = 1;
 /**
  * The values of the file. With the local issuer: AUTH_AUTHORITY (for scripts), the developer's
  * object id and, once the issuer runs, the developer's token (a local token for the local stack
- * only, like the keys beside it).
+ * only, like the keys beside it). STACK_* describe the stack for the helper commands
+ * (dev/running-stack.ts): the ports it took, its AUTH_MODE, its Cosmos DB database and, when it
+ * runs the Cosmos DB server, that server's endpoint. They are named so that no setting reads
+ * them: a shell that sourced the file and then runs `npm start` is not moved by them.
  */
 export function localEnvValues(
   plan: StackPlan,
@@ -47,6 +50,12 @@ export function localEnvValues(
       DEVELOPER_OBJECT_ID: plan.issuer.developerObjectId,
       ...(developerToken !== undefined && { TOKEN: developerToken }),
     }),
+    STACK_PORTS: plan.ports.map(({ variable, port }) => `${variable}=${port}`).join(" "),
+    STACK_AUTH_MODE: plan.settings.AUTH_MODE?.trim() || "entra",
+    ...(plan.settings.COSMOS_DATABASE?.trim()
+      ? { STACK_COSMOS_DATABASE: plan.settings.COSMOS_DATABASE }
+      : {}),
+    ...(plan.cosmos && { STACK_COSMOS_ENDPOINT: plan.cosmos.endpoint }),
   };
 }
 
@@ -112,10 +121,4 @@ export function readLocalEnvFile(env: NodeJS.ProcessEnv = process.env): Record<s
     if (match?.[1] !== undefined && match[2] !== undefined) values[match[1]] = unquote(match[2]);
   }
   return values;
-}
-
-/** A setting from the environment (a sourced file puts it there), else from the file. */
-export function localSetting(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const value = env[name];
-  return value !== undefined && value !== "" ? value : readLocalEnvFile(env)[name];
 }

@@ -1,7 +1,8 @@
 import { isLocalIssuerAuthority } from "./auth-plan";
-import { readLocalEnvFile } from "./local-env-file";
-import { issuerKeyFile } from "./local-paths";
+import { localEnvFile, readLocalEnvFile } from "./local-env-file";
+import { displayPath, issuerKeyFile } from "./local-paths";
 import type { Settings } from "./local-settings";
+import { answersHttp, noLocalStack } from "./running-stack";
 import { readPort } from "./stack-plan";
 import {
   issuerUrl,
@@ -32,20 +33,37 @@ export interface LocalToken {
 
 /**
  * The authority the local stack's issuer runs as: what the running stack wrote to
- * `.local/local.env`, else the settings' AUTH_AUTHORITY, else the local issuer on ISSUER_PORT.
- * The file comes first because a shell may still carry an older start's value.
+ * `.local/local.env`, else the settings' AUTH_AUTHORITY, else the local issuer on an ISSUER_PORT
+ * the settings name; never the default port. The file comes first because a shell may still
+ * carry an older start's value. The issuer must answer: a token for a stopped stack's issuer is
+ * no use, and a port taken since by something else must not be named in one.
  */
-function localAuthority(settings: Settings): string {
+async function localAuthority(settings: Settings): Promise<string> {
+  const fromFile = readLocalEnvFile(settings).AUTH_AUTHORITY;
   const authority =
-    readLocalEnvFile(settings).AUTH_AUTHORITY ??
+    fromFile ??
     (settings.AUTH_AUTHORITY?.trim() ||
-      issuerUrl(`http://127.0.0.1:${readPort(settings, "ISSUER_PORT")}`, LOCAL_TENANT_ID));
+      (settings.ISSUER_PORT?.trim()
+        ? issuerUrl(`http://127.0.0.1:${readPort(settings, "ISSUER_PORT")}`, LOCAL_TENANT_ID)
+        : undefined));
+  const file = displayPath(localEnvFile(settings));
+  if (authority === undefined) {
+    throw noLocalStack(
+      `No local stack is running: there is no ${file} (\`npm start\` writes it, with the issuer it runs), and no ISSUER_PORT is set.`,
+    );
+  }
   if (!isLocalIssuerAuthority(authority)) {
     throw new StartupError(
       `AUTH_AUTHORITY is ${authority}, not the local issuer: get tokens from that authority (for example with \`az account get-access-token\`).`,
     );
   }
-  return authority.replace(/\/$/, "");
+  const trimmed = authority.replace(/\/$/, "");
+  if (!(await answersHttp(`${trimmed}/.well-known/openid-configuration`))) {
+    throw noLocalStack(
+      `No local issuer answers at ${trimmed} (${fromFile === undefined ? "from the settings" : `AUTH_AUTHORITY in ${file}`}): the stack it ran in has stopped.`,
+    );
+  }
+  return trimmed;
 }
 
 /** A token for a local principal, signed with the local issuer's key (the file `npm start` made). */
@@ -55,7 +73,7 @@ export async function mintLocalToken(settings: Settings, request: LocalTokenRequ
     throw new StartupError(`--hours takes a whole number from 1 to ${MAX_TOKEN_HOURS}.`);
   }
   const key = await readSigningKeyFile(issuerKeyFile(settings));
-  const authority = localAuthority(settings);
+  const authority = await localAuthority(settings);
   const { origin, pathname } = new URL(authority);
   const token = await mintToken(key, origin, {
     name: request.name,

@@ -1,23 +1,31 @@
 import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
 import { parseCommandLine } from "./cli-options";
 import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
-import { localEnvFile, localSetting } from "./local-env-file";
-import { displayPath } from "./local-paths";
+import { stackOrGivenValue } from "./running-stack";
 import { describeFailure, StartupError } from "./startup-error";
 
 /**
  * `npm run receive -- [topic] [subscription] [--count N] [--timeout S]`: prints each message that
  * arrives on a topic's subscription (and completes it), until Ctrl+C, N messages, or S seconds.
- * The connection is SERVICEBUS_CONNECTION from the environment or from the file `npm start`
- * writes: the local Service Bus stand-in, or any namespace whose connection string you give.
+ * The connection is the Service Bus stand-in of the stack `npm start` runs (SERVICEBUS_CONNECTION
+ * in `.local/local.env`, whatever port it took; refused when no stack runs), or a namespace of
+ * your own: SERVICEBUS_CONNECTION in the environment naming a host other than loopback.
  */
 const USAGE = "npm run receive -- [topic] [subscription] [--count N] [--timeout SECONDS]";
 
-function connectionString(): string {
-  const value = localSetting("SERVICEBUS_CONNECTION");
+/** The host of `Endpoint=sb://host[:port]/`, if the connection string has one. */
+function serviceBusHost(connection: string): string | undefined {
+  const endpoint = /(?:^|;)\s*Endpoint\s*=\s*sb:\/\/([^/;]+)/i.exec(connection)?.[1];
+  return endpoint === undefined || !URL.canParse(`sb://${endpoint}`)
+    ? undefined
+    : new URL(`sb://${endpoint}`).hostname;
+}
+
+async function connectionString(): Promise<string> {
+  const { value, stack } = await stackOrGivenValue("SERVICEBUS_CONNECTION", serviceBusHost);
   if (value === undefined) {
     throw new StartupError(
-      `No SERVICEBUS_CONNECTION: start the local stack with \`npm start\` (it writes ${displayPath(localEnvFile())}), or set it to a connection string.`,
+      `${stack?.file ?? "The environment"} has no SERVICEBUS_CONNECTION: restart the stack (Ctrl+C, then npm start), or set SERVICEBUS_CONNECTION to a connection string of your namespace.`,
     );
   }
   // The topic is named on the command line; an EntityPath naming another one would be refused.
@@ -46,7 +54,7 @@ async function main(): Promise<void> {
   const { count, timeout } = numbers;
   const deadline = timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeout * 1000;
 
-  const client = new ServiceBusClient(connectionString());
+  const client = new ServiceBusClient(await connectionString());
   const receiver = client.createReceiver(topic, subscription);
   let stopped = false;
   process.once("SIGINT", () => {

@@ -1,29 +1,41 @@
+import { localEnvFile } from "./local-env-file";
 import { displayPath } from "./local-paths";
 import { rotateLocalSecretsKey } from "./local-secrets-key";
 import { loadLocalSettings } from "./local-settings";
+import { answersHttp, stackRecord } from "./running-stack";
 import { describeFailure } from "./startup-error";
 
 /**
  * `npm run rotate-key`: replaces the local stack's key for endpoint secrets with a new one and
  * keeps the old one as a previous key, so a plain `npm start` afterwards seals with the new key
  * and still opens every stored endpoint. A running stack keeps the old key until it restarts.
+ * It changes files only, so it works with the stack stopped too; it says which stack
+ * `.local/local.env` names and whether it runs, and names the re-seal request at its BASE_URL.
  */
-function main(): void {
+async function main(): Promise<void> {
   const { values } = loadLocalSettings(process.env);
   const { file, previousFile, previous } = rotateLocalSecretsKey(values);
+  const stack = stackRecord(values);
+  const running = stack !== undefined && (await answersHttp(`${stack.baseUrl}/health`));
+  // Under AUTH_MODE=keys the re-seal takes the master key; under entra an Owner's token.
+  const caller =
+    stack?.values.STACK_AUTH_MODE === "keys"
+      ? '-H "x-functions-key: $MASTER_KEY"'
+      : '-H "Authorization: Bearer $TOKEN"';
   console.log(
     [
       `Wrote a new key to ${displayPath(file)}; the old one is kept in ${displayPath(previousFile)} (${previous} previous key${previous === 1 ? "" : "s"}).`,
-      "Restart the local stack (Ctrl+C, then npm start) to use it: endpoints sealed with earlier keys still open,",
-      "and each endpoint written from then on is sealed with the new key. Then re-seal the others under it:",
-      "POST /providers/TwinResources/resealSecrets (docs/operations.md, Rotating the encryption key).",
+      running
+        ? `The stack at ${stack.baseUrl} keeps the old key until it restarts: Ctrl+C it, then start it again as you did (the same port settings), to use the new one.`
+        : `No local stack is running${stack === undefined ? "" : ` (nothing answers at ${stack.baseUrl})`}: the next \`npm start\` uses the new key.`,
+      "Endpoints sealed with earlier keys still open, and each endpoint written from then on is sealed with the new key.",
+      "Then re-seal the others under it (docs/operations.md, Rotating the encryption key), at the BASE_URL the restarted stack wrote:",
+      `  source ${displayPath(localEnvFile(values))} && curl -X POST "$BASE_URL/providers/TwinResources/resealSecrets" ${caller}`,
     ].join("\n"),
   );
 }
 
-try {
-  main();
-} catch (error) {
+main().catch((error: unknown) => {
   console.error(describeFailure(error));
   process.exitCode = 1;
-}
+});

@@ -1,3 +1,4 @@
+import * as path from "node:path";
 import { assessmentId } from "../src/assessments/assessment-path";
 import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
 import { displayPath } from "./local-paths";
@@ -97,6 +98,13 @@ function callerLines(plan: StackPlan, envFile: string | undefined): string[] {
   ];
 }
 
+/** Where the local Cosmos DB server keeps its data: on disk (each write, before it is answered), or in memory only. */
+function cosmosKeeping(snapshotFile: string, inMemory: boolean): string {
+  return inMemory
+    ? "in memory only, LOCAL_DATA_IN_MEMORY=true: gone when it stops"
+    : `every write kept on disk under ${displayPath(path.dirname(snapshotFile))}/ before it is answered`;
+}
+
 /** What runs where, the local keys (local dev keys: printing them is the point) and a request to try. */
 export function formatSummary(
   plan: StackPlan,
@@ -116,7 +124,9 @@ export function formatSummary(
       ["Azurite data", plan.azurite?.dataDir ?? "-"],
       [
         "Cosmos DB",
-        plan.cosmos ? `${plan.cosmos.endpoint} (in memory)` : `configured (${plan.settings.COSMOS_ENDPOINT})`,
+        plan.cosmos
+          ? `${plan.cosmos.endpoint} (${cosmosKeeping(plan.cosmos.snapshotFile, plan.settings.LOCAL_DATA_IN_MEMORY === "true")})`
+          : `configured (${plan.settings.COSMOS_ENDPOINT})`,
       ],
       ["Cosmos snapshot", plan.cosmos?.snapshotFile ?? "-"],
       ["Service Bus", `sb://127.0.0.1:${plan.serviceBus.port}/ (stand-in, in memory)`],

@@ -11,8 +11,8 @@ export interface AuthenticationProfileArgs extends ServiceConnectionArgs {
 
 /** The state to qualify `AuthenticationProfile.get`. */
 export interface AuthenticationProfileState extends ServiceConnectionArgs {
-  authenticationProfileName?: pulumi.Input<string>;
-  authenticationProfileContent?: pulumi.Input<string>;
+  authenticationProfileName?: pulumi.Input<string> | undefined;
+  authenticationProfileContent?: pulumi.Input<string> | undefined;
 }
 
 /** One provider object for every profile: Pulumi serializes it once per program, not per resource. */

@@ -13,16 +13,16 @@ export interface GetClusterAssessmentOperationArgs {
   /** Case-insensitive. */
   resourceGroupName: string;
   /** Default: stack config `twin-resource-service:subscriptionId`, else `TWIN_SERVICE_SUBSCRIPTION_ID`. */
-  subscriptionId?: string;
+  subscriptionId?: string | undefined;
   /** `2023-04-01-preview`, `2023-05-01-preview` or `2023-09-09-preview` (the default). */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /** Default: stack config `twin-resource-service:endpoint`, else `TWIN_SERVICE_ENDPOINT`. */
-  serviceEndpoint?: string;
+  serviceEndpoint?: string | undefined;
   /**
    * Default: the stack config's key or token, else `TWIN_SERVICE_KEY` or `TWIN_SERVICE_TOKEN`, else
    * a token from DefaultAzureCredential for `twin-resource-service:scope` (or `TWIN_SERVICE_SCOPE`).
    */
-  serviceKey?: string;
+  serviceKey?: string | undefined;
 }
 
 export type GetClusterAssessmentOperationOutputArgs = {

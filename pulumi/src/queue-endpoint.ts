@@ -11,22 +11,22 @@ export interface QueueEndpointArgs extends ServiceConnectionArgs {
   /** The digital-twins instance's id. Changing it replaces the endpoint. */
   twinsInstanceId: pulumi.Input<string>;
   /** Changing it replaces the endpoint. Absent: `<resource name>-<7 random chars>`, kept across updates. */
-  name?: pulumi.Input<string>;
+  name?: pulumi.Input<string> | undefined;
   /** Secret. A topic rule's connection string with at least send permission. */
   queuePrimaryConnectionString: pulumi.Input<string>;
   /** Secret. The same kind, for when the primary fails. */
   queueSecondaryConnectionString: pulumi.Input<string>;
   /** Secret. `{storage endpoint}/{container}?{SAS token}`, where undeliverable events go. */
-  deadLetterStorageSecret?: pulumi.Input<string>;
+  deadLetterStorageSecret?: pulumi.Input<string> | undefined;
 }
 
 /** The state to qualify `QueueEndpoint.get`. */
 export interface QueueEndpointState extends ServiceConnectionArgs {
-  twinsInstanceId?: pulumi.Input<string>;
-  name?: pulumi.Input<string>;
-  queuePrimaryConnectionString?: pulumi.Input<string>;
-  queueSecondaryConnectionString?: pulumi.Input<string>;
-  deadLetterStorageSecret?: pulumi.Input<string>;
+  twinsInstanceId?: pulumi.Input<string> | undefined;
+  name?: pulumi.Input<string> | undefined;
+  queuePrimaryConnectionString?: pulumi.Input<string> | undefined;
+  queueSecondaryConnectionString?: pulumi.Input<string> | undefined;
+  deadLetterStorageSecret?: pulumi.Input<string> | undefined;
 }
 
 /** The outputs that hold credentials: secret in state and in every output. */

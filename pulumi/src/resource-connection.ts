@@ -7,8 +7,8 @@ import * as pulumi from "@pulumi/pulumi";
  * resource's state (the key as a secret), so refresh and delete reach the same service.
  */
 export interface ServiceConnectionArgs {
-  serviceEndpoint?: pulumi.Input<string>;
-  serviceKey?: pulumi.Input<string>;
+  serviceEndpoint?: pulumi.Input<string> | undefined;
+  serviceKey?: pulumi.Input<string> | undefined;
 }
 
 /** The connection as resource inputs; the key is made secret whatever the caller passed. */

@@ -12,23 +12,23 @@ export interface RoleAssignmentArgs extends ServiceConnectionArgs {
   /** The object id of the user, group or service principal (`oid` in its tokens). */
   principalId: pulumi.Input<string>;
   /** The role by name: Owner, Contributor, Reader, Twin Events Sender, Assessment Writer. */
-  roleDefinitionName?: pulumi.Input<BuiltInRoleName>;
+  roleDefinitionName?: pulumi.Input<BuiltInRoleName> | undefined;
   /** Or by id: `/providers/Microsoft.Authorization/roleDefinitions/{guid}`, or the GUID alone. */
-  roleDefinitionId?: pulumi.Input<string>;
+  roleDefinitionId?: pulumi.Input<string> | undefined;
   /** Informational; the service records `User` when it is not given. */
-  principalType?: pulumi.Input<PrincipalType>;
+  principalType?: pulumi.Input<PrincipalType> | undefined;
   /** The assignment's name, a GUID. Absent: a new GUID, made once and kept across updates. */
-  name?: pulumi.Input<string>;
+  name?: pulumi.Input<string> | undefined;
 }
 
 /** The state to qualify `RoleAssignment.get`. */
 export interface RoleAssignmentState extends ServiceConnectionArgs {
-  scope?: pulumi.Input<string>;
-  principalId?: pulumi.Input<string>;
-  roleDefinitionName?: pulumi.Input<string>;
-  roleDefinitionId?: pulumi.Input<string>;
-  principalType?: pulumi.Input<string>;
-  name?: pulumi.Input<string>;
+  scope?: pulumi.Input<string> | undefined;
+  principalId?: pulumi.Input<string> | undefined;
+  roleDefinitionName?: pulumi.Input<string> | undefined;
+  roleDefinitionId?: pulumi.Input<string> | undefined;
+  principalType?: pulumi.Input<string> | undefined;
+  name?: pulumi.Input<string> | undefined;
 }
 
 const provider = new RoleAssignmentProvider();

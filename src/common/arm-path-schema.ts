@@ -1,26 +1,26 @@
 import { z } from "./zod";
 
-/** The ASCII characters a resource group name may not hold (all but letters, digits, `-_.()`), and C1 controls. */
-const NOT_IN_GROUP_NAMES = "\\x00-\\x27\\x2A-\\x2C\\x2F\\x3A-\\x40\\x5B-\\x5E\\x60\\x7B-\\x9F";
-
 /**
- * The rule as the API description states it: `\p{L}` and `\p{N}` are not understood by many
- * regular expression engines (Python's, RE2), so the document's pattern is exact on ASCII and takes
- * any other character; the description says that those must be letters or digits.
+ * ARM resource group names: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.';
+ * letters and digits of any script (Unicode categories L and N). One pattern, for the server (with
+ * the `u` flag) and for the API description, where JSON Schema reads it as ECMA-262 does with that
+ * flag (JSON Schema 2020-12 §6.4): so the document admits exactly what the server does (`rg§`,
+ * `rg±` and a soft hyphen are neither letters nor digits). Lengths count code points, as JSON
+ * Schema's do.
  */
-export const RESOURCE_GROUP_NAME_PATTERN = `^[^${NOT_IN_GROUP_NAMES}]{0,89}[^${NOT_IN_GROUP_NAMES}.]$`;
+export const RESOURCE_GROUP_NAME_PATTERN = "^[-\\p{L}\\p{N}_.()]{0,89}[-\\p{L}\\p{N}_()]$";
 
-/** ARM resource group names: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'. */
 export const resourceGroupNameSchema = z
   .string()
   .regex(
-    /^[-\p{L}\p{N}_.()]{0,89}[-\p{L}\p{N}_()]$/u,
+    new RegExp(RESOURCE_GROUP_NAME_PATTERN, "u"),
     "must be 1 to 90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'",
   )
   .meta({
     pattern: RESOURCE_GROUP_NAME_PATTERN,
     description:
-      "1 to 90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'; letters and digits of any script (Unicode categories L and N).",
+      "1 to 90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'; letters and digits of any script (Unicode categories L and N). " +
+      "The pattern is ECMA-262 with the u flag, as JSON Schema reads patterns.",
   });
 
 export const subscriptionIdSchema = z

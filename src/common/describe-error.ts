@@ -9,7 +9,7 @@ const MAX_LENGTH = 500;
 export function describeError(error: unknown): string {
   const text =
     error instanceof Error
-      ? [error.name, (error as { code?: unknown }).code, error.message]
+      ? [error.name, (error as { code?: unknown }).code, issuesOf(error) ?? error.message]
           // SDK errors often carry their meaning in a code (Cosmos: the HTTP status) and no message.
           .filter((part) => part !== undefined && part !== "")
           .join(": ")
@@ -17,4 +17,21 @@ export function describeError(error: unknown): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   const oneLine = redactSecrets(text).replace(/[\u0000-\u001f\u007f]+/g, " ");
   return oneLine.length > MAX_LENGTH ? `${oneLine.slice(0, MAX_LENGTH)}…` : oneLine;
+}
+
+/**
+ * A zod error's issues, one `path: rule` each (`events.0.specversion: must be "1.0"`), rather than
+ * its message, which is the issues as indented JSON.
+ */
+function issuesOf(error: Error): string | undefined {
+  const issues = (error as { issues?: unknown }).issues;
+  if (error.name !== "ZodError" || !Array.isArray(issues)) return undefined;
+  return issues
+    .slice(0, 5)
+    .map((issue: { path?: unknown[]; message?: unknown }) => {
+      const path = Array.isArray(issue.path) ? issue.path.map(String).join(".") : "";
+      return `${path || "(the value)"}: ${String(issue.message)}`;
+    })
+    .concat(issues.length > 5 ? [`and ${issues.length - 5} more`] : [])
+    .join("; ");
 }

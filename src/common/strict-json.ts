@@ -1,8 +1,13 @@
 import { MAX_JSON_DEPTH } from "./json-depth";
+import { locateJsonSyntaxError } from "./json-syntax";
 
 /** Why a text was refused. Nothing here quotes the text's values: messages go back to callers. */
 export type JsonRefusal =
-  | { reason: "syntax"; message: string }
+  /**
+   * Not JSON (RFC 8259). `message` says where, 1-based, and what was found and expected:
+   * `unexpected '}' at line 3, column 5 (expected a value)`; `line` and `column` are its numbers.
+   */
+  | { reason: "syntax"; message: string; line?: number; column?: number }
   | { reason: "too-deep"; maxDepth: number }
   /** `pointer` is the RFC 6901 JSON pointer of the second copy of the member. */
   | { reason: "duplicate-member"; pointer: string }
@@ -35,20 +40,23 @@ export function parseStrictJson(text: string, maxDepth: number = MAX_JSON_DEPTH)
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, refusal: { reason: "syntax", message: syntaxMessage(error) } };
+  } catch {
+    return { ok: false, refusal: syntaxRefusal(text) };
   }
   const refusal = structureProblem(text, maxDepth);
   return refusal === undefined ? { ok: true, value } : { ok: false, refusal };
 }
 
 /**
- * V8's messages quote the text around the fault (`Unexpected token 'h', "{"a":hunter2}" is not
- * valid JSON`), which can be a secret: keep only the position, when there is one.
+ * Why JSON.parse refused the text, said where (line and column) and with what was expected there
+ * (json-syntax.ts; V8's own message varies with the Node version and quotes the text around the
+ * fault, which can be a secret).
  */
-function syntaxMessage(error: unknown): string {
-  const position = /at position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
-  return position === undefined ? "it is not valid JSON" : `it is not valid JSON (at position ${position})`;
+function syntaxRefusal(text: string): JsonRefusal {
+  const located = locateJsonSyntaxError(text);
+  // The scan follows JSON.parse's grammar; should they ever differ, the refusal still stands.
+  if (located === undefined) return { reason: "syntax", message: "it is not valid JSON" };
+  return { reason: "syntax", message: located.message, line: located.line, column: located.column };
 }
 
 const QUOTE = 0x22;

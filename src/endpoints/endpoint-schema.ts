@@ -2,6 +2,7 @@ import { systemDataSchema } from "../common/system-data";
 import { z } from "../common/zod";
 import { type ConnectionString, parseConnectionString } from "./connection-string";
 import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
+import { PLAIN_AUTHORITY_PATTERN } from "./host-names";
 
 /**
  * The secrets are parsed here, once: a body carries them on as typed values, from which the
@@ -37,7 +38,8 @@ const connectionStringText = z.string().meta({
 });
 
 const deadLetterText = z.string().meta({
-  pattern: "^https?://[^/?#@\\s]+/[^?#\\s]+\\?[^#\\s]+$",
+  // The host as the server reads it (host-names.ts): ASCII only, so no look-alike host passes.
+  pattern: `^https?://${PLAIN_AUTHORITY_PATTERN}/[^?#\\s]+\\?[^#\\s]+$`,
   description:
     "The dead-letter blob container: https://<account>.blob.core.windows.net/<container>?<SAS token>, with no " +
     "user information and no IP literal. Where ALLOW_LOOPBACK_ENDPOINTS is true (local runs, never in Azure), loopback " +

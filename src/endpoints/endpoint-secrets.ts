@@ -55,7 +55,7 @@ function topicOf(parsed: ParseResult): string {
 function details(target: keyof EndpointSecrets, problems: string[]): ErrorDetail[] {
   return problems.map((problem) => ({
     code: "InvalidValue",
-    message: `The field '${target}' is invalid: ${problem}.`,
+    message: `The field '${target}' ${problem}.`,
     target,
   }));
 }

@@ -14,7 +14,13 @@ export interface Authority {
   port?: number;
 }
 
-const PLAIN_AUTHORITY = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::([1-9][0-9]{0,4}))?$/;
+/**
+ * `host[:port]` as this service reads it, ASCII only: what parseAuthority takes is a subset (DNS
+ * labels, a real address, a port up to 65535). The API description's dead-letter URL pattern is
+ * built from it, so the document never admits a host the server refuses for its characters.
+ */
+export const PLAIN_AUTHORITY_PATTERN = "([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::([1-9][0-9]{0,4}))?";
+const PLAIN_AUTHORITY = new RegExp(`^${PLAIN_AUTHORITY_PATTERN}$`);
 const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const MAX_PORT = 65535;
 const MAX_HOST_NAME_LENGTH = 253;

@@ -2,9 +2,13 @@ import { z } from "../common/zod";
 import { publicBaseUrl } from "./public-url";
 import type { RouteDefinition, RouteOperation } from "./route";
 
-/** GET /openapi.json (anonymous): the description of `routes()`, built once per process. */
+/**
+ * GET /openapi.json (anonymous): the description of `routes()` for the serving instance, with the
+ * schemes of its AUTH_MODE only. Built once per mode and authority (one, in a deployed process;
+ * hosts of both modes share a process in tests).
+ */
 export function openApiOperation(routes: () => readonly RouteDefinition[]): RouteOperation {
-  let document: Record<string, unknown> | undefined;
+  const documents = new Map<string, Record<string, unknown>>();
   return {
     doc: {
       summary: "This API description (OpenAPI 3.1)",
@@ -15,11 +19,15 @@ export function openApiOperation(routes: () => readonly RouteDefinition[]): Rout
       errors: [],
     },
     handler: async (request, _context, services) => {
+      const { AUTH_MODE: mode, AUTH_AUTHORITY: authority } = services.config;
+      const key = `${mode} ${authority ?? ""}`;
+      let document = documents.get(key);
       if (document === undefined) {
         // The document's builder loads with the first request for it, not with the entry points:
         // no other route uses it.
         const { buildOpenApiDocument } = require("./openapi") as typeof import("./openapi");
-        document = buildOpenApiDocument(routes(), undefined, services.config.AUTH_AUTHORITY);
+        document = buildOpenApiDocument(routes(), undefined, { mode, authority });
+        documents.set(key, document);
       }
       const servers = [{ url: publicBaseUrl(request, services.config) }];
       return { status: 200, jsonBody: { ...document, servers } };

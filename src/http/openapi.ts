@@ -1,6 +1,7 @@
 import { z } from "../common/zod";
 import { armErrorSchema } from "./errors";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
+import { REQUEST_ID_PATTERN } from "./request-ids";
 import type { ResponseHeader, RouteDefinition, RouteDoc } from "./route";
 
 type JsonObject = Record<string, unknown>;
@@ -28,25 +29,37 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Operations: "Readiness and this API description; no key needed.",
 };
 
+/** How the instance serving the document admits callers (its AUTH_MODE): the document describes that one only. */
+export type AuthMode = "entra" | "keys";
+
+/** Under keys, what each level takes (the Functions host checks the key before the service runs). */
 const KEY_DESCRIPTIONS: Record<RouteDefinition["authLevel"], string> = {
   anonymous: "Needs no caller.",
   function:
-    "Under AUTH_MODE=keys it takes a function key (or the master key), in the x-functions-key header or the code query parameter.",
+    "Takes a function key (or the master key), in the x-functions-key header or the code query parameter.",
   admin:
-    "Under AUTH_MODE=keys it needs the master key, in the x-functions-key header or the code query parameter; a function key gets 401.",
+    "Needs the master key, in the x-functions-key header or the code query parameter; a function key gets 401.",
 };
 
-/** Under entra (the default) a bearer token; under keys, the Functions keys of the route's level. */
-const SECURITY: Record<RouteDefinition["authLevel"], JsonObject[]> = {
-  anonymous: [],
-  function: [{ entraId: [] }, { functionKey: [] }, { functionKeyInQuery: [] }],
-  admin: [{ entraId: [] }, { masterKey: [] }, { masterKeyInQuery: [] }],
+/**
+ * The schemes an operation takes: only those of the instance's mode, so a client generated from the
+ * document never sends a bearer token where a key would go (`?code=`), nor a key to an instance that
+ * takes tokens. Under keys the header comes first: a key in the query ends up in logs.
+ */
+const SECURITY: Record<AuthMode, Record<RouteDefinition["authLevel"], JsonObject[]>> = {
+  entra: { anonymous: [], function: [{ entraId: [] }], admin: [{ entraId: [] }] },
+  keys: {
+    anonymous: [],
+    function: [{ functionKey: [] }, { functionKeyInQuery: [] }],
+    admin: [{ masterKey: [] }, { masterKeyInQuery: [] }],
+  },
 };
 
-/** What an operation tells of its action, under AUTH_MODE=entra. */
-function actionDescription(route: RouteDefinition): string {
-  if (route.authLevel === "anonymous") return "";
-  return `Under AUTH_MODE=entra it needs a bearer token whose principal holds a role allowing \`${route.action}\` at the resource it acts on or above (for a role assignment, its scope).`;
+/** Who may call an operation, in the instance's mode. */
+function callerDescription(route: RouteDefinition, mode: AuthMode): string {
+  if (route.authLevel === "anonymous") return KEY_DESCRIPTIONS.anonymous;
+  if (mode === "keys") return KEY_DESCRIPTIONS[route.authLevel];
+  return `Needs a bearer token whose principal holds a role allowing \`${route.action}\` at the resource it acts on or above (for a role assignment, its scope).`;
 }
 
 const HEADER_REFS: Record<ResponseHeader, string> = {
@@ -58,6 +71,7 @@ const HEADER_REFS: Record<ResponseHeader, string> = {
 const ID_HEADERS = {
   "x-ms-request-id": { $ref: "#/components/headers/RequestId" },
   "x-ms-correlation-request-id": { $ref: "#/components/headers/CorrelationRequestId" },
+  "x-ms-client-request-id": { $ref: "#/components/headers/ClientRequestId" },
 };
 
 function responseHeaders(extra: readonly ResponseHeader[] = []): JsonObject {
@@ -66,11 +80,11 @@ function responseHeaders(extra: readonly ResponseHeader[] = []): JsonObject {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, holds a lone surrogate or a number beyond a double (RFC 7493), a body that is not UTF-8, a malformed If-Match or If-None-Match, a query parameter given twice with different values (code too), and a $skipToken of another list are refused too) or InvalidApiVersionParameter",
-  401: "AuthenticationFailed (no bearer token) or InvalidAuthenticationToken (WWW-Authenticate says why); under keys, Unauthorized: no key, or a wrong one",
+  401: "AuthenticationFailed (no bearer token) or InvalidAuthenticationToken (WWW-Authenticate says why)",
   403: "AuthorizationFailed: the caller's role assignments do not allow the action at this path (whether or not the resource exists)",
   404: "ResourceNotFound: the resource does not exist, or the path matches no route of this document",
   409: "QuotaExceeded, DeadLettersUnavailable (the endpoint has no usable dead-letter secret), RoleAssignmentExists or RoleAssignmentUpdateNotPermitted",
-  412: "PreconditionFailed: If-Match / If-None-Match",
+  412: "PreconditionFailed: If-Match does not list the current ETag (on a GET too), or If-None-Match lists it on a write",
   413: "PayloadTooLarge: the body is over 1 MiB",
   415: "UnsupportedMediaType: the Content-Type is not one the operation lists",
   500: "InternalServerError, or SecretsUnreadable (stored secrets sealed under a key this deployment lacks)",
@@ -127,7 +141,7 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
   const conditional: Record<string, string> = {
     "If-Match":
       method === "get"
-        ? "Answer only if the current ETag is listed."
+        ? "Answer only if the current ETag is listed as a strong tag (`*`: any current version); a weak tag (W/) never matches (RFC 9110 §13.1.1); else 412 PreconditionFailed. Evaluated before If-None-Match; a resource that does not exist is 404 whatever the header (RFC 9110 §13.2.1)."
         : "Write only if the current ETag is listed as a strong tag (`*`: if the resource exists); a weak tag (W/) never matches (RFC 9110 §13.1.1); else 412.",
     "If-None-Match":
       method === "get"
@@ -143,17 +157,26 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
       schema: { type: "string", pattern: ENTITY_TAG_LIST_PATTERN },
     });
   }
-  list.push({
-    name: "x-ms-correlation-request-id",
-    in: "header",
-    required: false,
-    description: "Echoed in the response; generated when absent.",
-    schema: { type: "string" },
-  });
+  list.push(
+    {
+      name: "x-ms-correlation-request-id",
+      in: "header",
+      required: false,
+      description: `Echoed in the response when it is ${REQUEST_ID_RULE}; else (or when absent) a new id is answered.`,
+      schema: { type: "string" },
+    },
+    {
+      name: "x-ms-client-request-id",
+      in: "header",
+      required: false,
+      description: `The client's id for this request (a GUID, as Azure SDKs send it): echoed in the response when it is ${REQUEST_ID_RULE}, and logged; else not echoed.`,
+      schema: { type: "string" },
+    },
+  );
   return list;
 }
 
-function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): JsonObject {
+function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"], mode: AuthMode): JsonObject {
   const result: JsonObject = {};
   for (const response of doc.responses) {
     result[String(response.status)] = {
@@ -169,14 +192,24 @@ function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): Json
       }),
     };
   }
-  const errors = new Set([...doc.errors, ...(authLevel === "anonymous" ? [] : [401, 403, 500, 503])]);
+  // Under keys no role is judged (no 403), and a 401 comes from the Functions host, before the service.
+  const callerErrors = authLevel === "anonymous" ? [] : [401, 403, 500, 503];
+  const errors = new Set(
+    [...doc.errors, ...callerErrors].filter((status) => mode === "entra" || status !== 403),
+  );
   for (const status of [...errors].sort()) {
+    if (status === 401 && mode === "keys") {
+      result["401"] = {
+        description:
+          "Unauthorized, from the Functions host before the service runs: no key, or a wrong one (a function key on a master-key operation)",
+      };
+      continue;
+    }
     result[String(status)] = {
       description: ERROR_DESCRIPTIONS[status] ?? "Error",
-      // Under keys a 401 comes from the Functions host, before the service, without ids; under entra from the service.
       headers:
         status === 401
-          ? { "WWW-Authenticate": { $ref: "#/components/headers/WwwAuthenticate" } }
+          ? { ...responseHeaders(), "WWW-Authenticate": { $ref: "#/components/headers/WwwAuthenticate" } }
           : responseHeaders(status === 503 ? ["Retry-After"] : []),
       content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
     };
@@ -197,22 +230,16 @@ function responses(doc: RouteDoc, authLevel: RouteDefinition["authLevel"]): Json
   return result;
 }
 
-function operation(route: RouteDefinition, method: string): JsonObject {
+function operation(route: RouteDefinition, method: string, mode: AuthMode): JsonObject {
   const doc = route.doc;
   return {
     operationId: route.name,
     summary: doc.summary,
-    description: [
-      doc.description ?? `${doc.summary}.`,
-      actionDescription(route),
-      KEY_DESCRIPTIONS[route.authLevel],
-    ]
-      .filter((text) => text !== "")
-      .join(" "),
+    description: `${doc.description ?? `${doc.summary}.`} ${callerDescription(route, mode)}`,
     tags: [doc.tag],
-    security: SECURITY[route.authLevel],
+    security: SECURITY[mode][route.authLevel],
     "x-auth-level": route.authLevel,
-    ...(route.authLevel !== "anonymous" && { "x-required-action": route.action }),
+    ...(route.authLevel !== "anonymous" && mode === "entra" && { "x-required-action": route.action }),
     parameters: parameters(route, method),
     ...(doc.requestBody && {
       requestBody: {
@@ -228,62 +255,68 @@ function operation(route: RouteDefinition, method: string): JsonObject {
         ),
       },
     }),
-    responses: responses(doc, route.authLevel),
+    responses: responses(doc, route.authLevel, mode),
   };
 }
 
-/** Response headers and security schemes every operation refers to. */
-const COMPONENTS = {
-  headers: {
-    RequestId: {
-      description: "This request's id, for support.",
-      schema: { type: "string", format: "uuid" },
-    },
-    CorrelationRequestId: {
-      description:
-        "The x-ms-correlation-request-id sent, when it is 1 to 128 of [A-Za-z0-9._:-]; else a new id.",
-      schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
-    },
-    ETag: {
-      description:
-        "The resource version's entity tag, strong and quoted: send it in If-Match or If-None-Match.",
-      schema: { type: "string", pattern: `^${OPAQUE_TAG}$` },
-    },
-    RetryAfter: {
-      description: "Seconds to wait before retrying.",
-      schema: { type: "string", pattern: "^[0-9]+$" },
-    },
-    WwwAuthenticate: {
-      description:
-        'Under AUTH_MODE=entra, the bearer challenge (RFC 6750): authorization_uri, and error="invalid_token" with error_description when a token came.',
-      schema: { type: "string" },
-    },
+/** What a request id the service echoes must be (REQUEST_ID_PATTERN, src/http/request-ids.ts). */
+const REQUEST_ID_RULE = "1 to 128 of [A-Za-z0-9._:-]";
+
+/** Response headers every operation refers to. */
+const HEADERS = {
+  RequestId: {
+    description: "This request's id, for support.",
+    schema: { type: "string", format: "uuid" },
   },
-  securitySchemes: {
-    functionKey: {
-      type: "apiKey",
-      in: "header",
-      name: "x-functions-key",
-      description: "A function key (the master key is taken too).",
-    },
-    functionKeyInQuery: {
-      type: "apiKey",
-      in: "query",
-      name: "code",
-      description: "A function key (the master key is taken too), in the query.",
-    },
-    masterKey: {
-      type: "apiKey",
-      in: "header",
-      name: "x-functions-key",
-      description: "The master key (the host's _master key); a function key gets 401.",
-    },
-    masterKeyInQuery: {
-      type: "apiKey",
-      in: "query",
-      name: "code",
-      description: "The master key, in the query; a function key gets 401.",
-    },
+  CorrelationRequestId: {
+    description: `The x-ms-correlation-request-id sent, when it is ${REQUEST_ID_RULE}; else a new id.`,
+    schema: { type: "string", pattern: REQUEST_ID_PATTERN },
+  },
+  ClientRequestId: {
+    description: `The x-ms-client-request-id sent, when it is ${REQUEST_ID_RULE}; absent otherwise.`,
+    schema: { type: "string", pattern: REQUEST_ID_PATTERN },
+  },
+  ETag: {
+    description:
+      "The resource version's entity tag, strong and quoted: send it in If-Match or If-None-Match.",
+    schema: { type: "string", pattern: `^${OPAQUE_TAG}$` },
+  },
+  RetryAfter: {
+    description: "Seconds to wait before retrying.",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+  WwwAuthenticate: {
+    description:
+      'The bearer challenge (RFC 6750): authorization_uri, and error="invalid_token" with error_description when a token came.',
+    schema: { type: "string" },
+  },
+};
+
+/** The Functions keys, as an instance under AUTH_MODE=keys takes them. */
+const KEY_SCHEMES = {
+  functionKey: {
+    type: "apiKey",
+    in: "header",
+    name: "x-functions-key",
+    description: "A function key (the master key is taken too).",
+  },
+  functionKeyInQuery: {
+    type: "apiKey",
+    in: "query",
+    name: "code",
+    description: "A function key (the master key is taken too), in the query.",
+  },
+  masterKey: {
+    type: "apiKey",
+    in: "header",
+    name: "x-functions-key",
+    description: "The master key (the host's _master key); a function key gets 401.",
+  },
+  masterKeyInQuery: {
+    type: "apiKey",
+    in: "query",
+    name: "code",
+    description: "The master key, in the query; a function key gets 401.",
   },
 };
 
@@ -295,23 +328,44 @@ function entraScheme(authority: string): JsonObject {
     type: "openIdConnect",
     openIdConnectUrl: `${authority.replace(/\/+$/, "")}/.well-known/openid-configuration`,
     description:
-      "AUTH_MODE=entra (the default): an Entra ID access token for the service's audience (AUTH_AUDIENCE), in 'Authorization: Bearer'. " +
-      "Role assignments (…/providers/Microsoft.Authorization/roleAssignments) decide what its principal may do; never in the query string.",
+      "An Entra ID access token for the service's audience (AUTH_AUDIENCE), in 'Authorization: Bearer' only (never in the query string). " +
+      "Role assignments (…/providers/Microsoft.Authorization/roleAssignments) decide what its principal may do.",
   };
 }
 
-/** The OpenAPI 3.1 description of the route table, generated from its zod schemas. */
+/** The instance a document describes: how it admits callers, and (entra) where tokens come from. */
+export interface DocumentAuth {
+  mode: AuthMode;
+  authority?: string;
+}
+
+const CALLERS: Record<AuthMode, string> = {
+  entra:
+    "Callers: an Entra ID bearer token (Authorization: Bearer), judged by role assignments at the resource an " +
+    "operation acts on or at one of its ancestors, compared as typed ARM ids (case-insensitively; a name equal to a fixed " +
+    "segment such as providers is only a name), inherited downward; every write records systemData from the caller. " +
+    "This instance runs AUTH_MODE=entra: it takes no Functions key.",
+  keys:
+    "Callers: Functions keys (x-functions-key, or the code query parameter), as each operation says; every write records " +
+    "systemData from the key's name. This instance runs AUTH_MODE=keys: it takes no bearer token.",
+};
+
+/**
+ * The OpenAPI 3.1 description of the route table, generated from its zod schemas, for an instance
+ * in the given AUTH_MODE (entra, the default, when not said): only the schemes it takes.
+ */
 export function buildOpenApiDocument(
   routes: readonly RouteDefinition[],
   serverUrl?: string,
-  authority: string = DEFAULT_AUTHORITY,
+  auth: DocumentAuth = { mode: "entra" },
 ): JsonObject {
+  const { mode, authority = DEFAULT_AUTHORITY } = auth;
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
     const path = `/${route.route}`;
     paths[path] ??= {};
     for (const method of route.methods) {
-      (paths[path] as JsonObject)[method.toLowerCase()] = operation(route, method.toLowerCase());
+      (paths[path] as JsonObject)[method.toLowerCase()] = operation(route, method.toLowerCase(), mode);
     }
   }
   return {
@@ -336,10 +390,9 @@ export function buildOpenApiDocument(
         "in Azure) loopback hosts (127.0.0.0/8, [::1], localhost) are admitted, over plain AMQP and http. " +
         "Secrets never come back: SharedAccessKey and the SAS query are masked as ***. " +
         "Count quotas are exact under concurrent requests; a PUT without preconditions replaces whatever is current. " +
-        "Callers (AUTH_MODE=entra, the default): an Entra ID bearer token, judged by role assignments at the resource an " +
-        "operation acts on or at one of its ancestors, compared as typed ARM ids (case-insensitively; a name equal to a fixed " +
-        "segment such as providers is only a name), inherited downward; every write records " +
-        "systemData from the caller. Under AUTH_MODE=keys, the Functions keys as each operation says.",
+        "Every response the service writes carries x-ms-request-id and x-ms-correlation-request-id, and echoes an x-ms-client-request-id sent as an id. " +
+        "Patterns are ECMA-262 regular expressions with the u flag, as JSON Schema 2020-12 reads them. " +
+        CALLERS[mode],
     },
     // Served, it names the URL it was fetched from; built alone, the host that serves it.
     servers: [serverUrl ? { url: serverUrl } : { url: "/", description: "The host serving this document" }],
@@ -350,8 +403,11 @@ export function buildOpenApiDocument(
     paths,
     components: {
       schemas: { ErrorResponse: jsonSchema(armErrorSchema, "output") },
-      ...COMPONENTS,
-      securitySchemes: { entraId: entraScheme(authority), ...COMPONENTS.securitySchemes },
+      headers:
+        mode === "entra"
+          ? HEADERS
+          : Object.fromEntries(Object.entries(HEADERS).filter(([name]) => name !== "WwwAuthenticate")),
+      securitySchemes: mode === "entra" ? { entraId: entraScheme(authority) } : KEY_SCHEMES,
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { HttpRequest } from "@azure/functions";
 import { actorOf } from "../auth/principal";
 import { type ErrorDetail, InvalidRequestContent, invalidRequest } from "../common/errors";
-import { isNotModified } from "../common/preconditions";
+import { checkPreconditions, isNotModified } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
 import { type z, z as zod } from "../common/zod";
 import type { Services } from "../services";
@@ -124,14 +124,19 @@ export function listRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rou
   };
 }
 
-/** GET of one resource (also how it is imported); 304 when If-None-Match names its ETag. */
+/**
+ * GET of one resource (also how it is imported): 412 when If-Match does not list its ETag (compared
+ * strongly, as writes compare it: checkPreconditions), then 304 when If-None-Match names it (RFC
+ * 9110 §13.2.2's order). A resource that does not exist is 404 whatever the headers: without them
+ * the answer would not be 2xx, so they are not evaluated (§13.2.1).
+ */
 export function getRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): RouteOperation {
   return {
     doc: {
       ...itemDoc(spec),
       summary: `Get (or import) a ${spec.noun}`,
-      description: `The ${spec.noun} and its ETag; 304 without a body when If-None-Match names the current ETag.`,
-      conditionalHeaders: ["If-None-Match"],
+      description: `The ${spec.noun} and its ETag; 412 when If-Match does not list the current ETag; 304 without a body when If-None-Match names it.`,
+      conditionalHeaders: ["If-Match", "If-None-Match"],
       responses: [
         {
           status: 200,
@@ -141,13 +146,14 @@ export function getRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
         },
         { status: 304, description: "Not modified: If-None-Match names the current ETag", headers: ["ETag"] },
       ],
-      errors: [400, 404],
+      errors: [400, 404, 412],
     },
     handler: async (request, _context, services) => {
       const path = itemPathOf(spec, request);
       // Read before the store is: a malformed header is a 400 whether or not the resource exists.
-      const { ifNoneMatch } = readPreconditions(request, ["If-None-Match"]);
+      const { ifMatch, ifNoneMatch } = readPreconditions(request, ["If-Match", "If-None-Match"]);
       const { resource, etag } = await spec.service(services).get(path);
+      if (ifMatch) checkPreconditions({ ifMatch }, etag);
       if (isNotModified(ifNoneMatch, etag)) return notModified(etag);
       return jsonResponse(200, resource, etag);
     },

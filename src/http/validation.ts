@@ -31,8 +31,13 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   );
 }
 
-/** One detail a failing field; an unknown-keys issue becomes one detail per unknown key. */
-function toDetails(issue: z.core.$ZodIssue, input: unknown): ErrorDetail[] {
+/**
+ * One detail a failing field; an unknown-keys issue becomes one detail per unknown key. The
+ * message is the field, then the rule it breaks in plain words (src/common/zod-messages.ts, or
+ * the schema's own): `The field 'specversion' must be "1.0".`; `whole` is what the input is
+ * called when the issue is about all of it.
+ */
+function toDetails(issue: z.core.$ZodIssue, input: unknown, whole: string): ErrorDetail[] {
   const path = issue.path.map(String);
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((key) => ({
@@ -42,18 +47,26 @@ function toDetails(issue: z.core.$ZodIssue, input: unknown): ErrorDetail[] {
     }));
   }
   const target = path.join(".");
+  const subject = target === "" ? whole : `The field '${target}'`;
   const message =
     issue.code === "invalid_type" && valueAt(input, issue.path) === undefined
-      ? `The field '${target}' is required.`
-      : `The field '${target}' is invalid: ${issue.message}.`;
+      ? `${subject} is required.`
+      : `${subject} ${issue.message}.`;
   return [{ code: detailCode(issue), message, target }];
 }
 
-/** Parses with a zod schema or throws a 400 listing every failing field. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+/**
+ * Parses with a zod schema or throws a 400 listing every failing field. `whole` names the input
+ * in a message about all of it (`The request body must be an object, but it is an array.`).
+ */
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  whole = "The request body",
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw invalidRequest(result.error.issues.flatMap((issue) => toDetails(issue, input)));
+  throw invalidRequest(result.error.issues.flatMap((issue) => toDetails(issue, input, whole)));
 }
 
 /** `{ [name]: schema }` as a zod object, made once per parameter and schema. */

@@ -7,6 +7,7 @@ import type { Services } from "../services";
 import { admittedWithoutLookup, authorizeCaller, identifyCaller, type RouteAccess } from "./caller";
 import { errorResponse } from "./errors";
 import { headerRecord, sortedByName } from "./header-record";
+import { requestIdFrom } from "./request-ids";
 import type { RouteHandler } from "./route";
 
 /** A route as the conventions need it: how callers are admitted, and its handler. */
@@ -14,15 +15,22 @@ export interface ConventionalRoute extends RouteAccess {
   handler: RouteHandler;
 }
 
-const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** The caller's x-ms-correlation-request-id when it is one (a short token), or a new one. */
 export function correlationIdFrom(given: string | null | undefined): string {
-  return typeof given === "string" && CORRELATION_ID.test(given) ? given : randomUUID();
+  return requestIdFrom(given) ?? randomUUID();
 }
 
 function correlationId(request: HttpRequest): string {
   return correlationIdFrom(request.headers.get("x-ms-correlation-request-id"));
+}
+
+/**
+ * The caller's x-ms-client-request-id, echoed as Azure services do when it is an id by the same
+ * rule as the correlation id; anything else is neither echoed nor logged (none is made up: it is the
+ * client's id, not the service's).
+ */
+function clientRequestId(request: HttpRequest): string | undefined {
+  return requestIdFrom(request.headers.get("x-ms-client-request-id"));
 }
 
 /** The path of an absolute URL as Fetch normalised it (new URL(url).pathname, without parsing it again). */
@@ -41,7 +49,7 @@ function describeFailure(error: unknown): string {
 }
 
 /**
- * What every route shares: the caller identified and authorized (src/http/caller.ts), request and correlation ids,
+ * What every route shares: the caller identified and authorized (src/http/caller.ts), request, correlation and client request ids,
  * one mapping of errors to ARM-shaped responses, and one log line a request naming the caller (path
  * only: the query may hold a key in `code`; never a token).
  */
@@ -50,6 +58,7 @@ export function withHttpConventions(route: ConventionalRoute, services: () => Se
     const started = Date.now();
     const requestId = randomUUID();
     const correlation = correlationId(request);
+    const clientId = clientRequestId(request);
     let response: HttpResponseInit;
     let principal: Principal = ANONYMOUS;
     try {
@@ -68,9 +77,10 @@ export function withHttpConventions(route: ConventionalRoute, services: () => Se
     const headers = headerRecord(response.headers);
     headers["x-ms-request-id"] = requestId;
     headers["x-ms-correlation-request-id"] = correlation;
+    if (clientId !== undefined) headers["x-ms-client-request-id"] = clientId;
     if (response.jsonBody !== undefined) headers["content-type"] = "application/json; charset=utf-8";
     context.log(
-      `${request.method} ${pathOf(request.url)} -> ${response.status ?? 200} in ${Date.now() - started} ms (request ${requestId}, correlation ${correlation}, ${describePrincipal(principal)})`,
+      `${request.method} ${pathOf(request.url)} -> ${response.status ?? 200} in ${Date.now() - started} ms (request ${requestId}, correlation ${correlation}${clientId === undefined ? "" : `, client request ${clientId}`}, ${describePrincipal(principal)})`,
     );
     return { ...response, headers: sortedByName(headers) };
   };

@@ -41,7 +41,7 @@ export function contentProblem(content: string): string | undefined {
     const { refusal } = result;
     switch (refusal.reason) {
       case "syntax":
-        return "must be a JSON object serialized as a string, but it is not valid JSON";
+        return `must be a JSON object serialized as a string, but it is not valid JSON: ${refusal.message}`;
       case "too-deep":
         return `must not nest deeper than ${refusal.maxDepth} levels`;
       case "duplicate-member":

@@ -1,11 +1,12 @@
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
-import { codeBlocks, ROOT, readPage } from "./doc-blocks";
+import { codeBlocks, readPage } from "./doc-blocks";
+import { installPacked, type PackedPackage, packPackages, run } from "./packed-packages";
 
 // client/README.md's setup, done as written: a new project, `tsc --init` with TypeScript's own
 // defaults and the README's flags, the packed client tarball installed, the README's index.ts
@@ -27,33 +28,18 @@ function initArguments(setup: string): string[] {
   return line.trim().split(/\s+/).filter(Boolean);
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  try {
-    return execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
-  }
-}
-
-let tarball: string;
+let client: PackedPackage[];
 let server: http.Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  const stage = tempDir("client-setup-stage-");
-  run(process.execPath, [path.join(ROOT, "client", "stage-package.js"), path.join(stage, "client")], ROOT);
-  const [packed] = JSON.parse(
-    run("npm", ["pack", "--json", path.join(stage, "client"), "--pack-destination", stage], ROOT),
-  ) as { filename: string }[];
-  tarball = path.join(stage, packed?.filename ?? "");
-  // The service's health route, as far as the example goes.
+  client = packPackages(tempDir("client-setup-stage-"), { pulumi: false });
+  // The service's health route, as far as the example goes; any other path answers an ARM error.
   server = http.createServer((request, response) => {
-    const ok = request.url?.endsWith("/health");
+    const ok = request.url === "/health";
     response.writeHead(ok ? 200 : 404, { "content-type": "application/json" });
-    response.end(
-      JSON.stringify(ok ? { status: "ok", checks: {} } : { error: { code: "NotFound", message: "no" } }),
-    );
+    const refusal = { error: { code: "ResourceNotFound", message: "Nothing here." } };
+    response.end(JSON.stringify(ok ? { status: "ok", checks: {} } : refusal));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -72,18 +58,7 @@ function newProject(esModule: boolean): string {
   const project = tempDir("client-setup-");
   const manifest = { name: "my-app", version: "1.0.0", ...(esModule && { type: "module" }) };
   writeFileSync(path.join(project, "package.json"), JSON.stringify(manifest));
-  const target = path.join(project, "node_modules", "@twin-resource-service", "client");
-  mkdirSync(target, { recursive: true });
-  run("tar", ["-xzf", tarball, "-C", target, "--strip-components=1"], project);
-  const declared = Object.keys(
-    JSON.parse(readFileSync(path.join(target, "package.json"), "utf8")).dependencies,
-  );
-  for (const name of [...declared, "@types/node", "typescript"]) {
-    const link = path.join(project, "node_modules", name);
-    if (existsSync(link)) continue;
-    mkdirSync(path.dirname(link), { recursive: true });
-    symlinkSync(path.join(ROOT, "node_modules", name), link);
-  }
+  installPacked(project, client, ["@types/node", "typescript"]);
   return project;
 }
 
@@ -117,6 +92,16 @@ it.each([
       timeout: 30_000,
     });
     expect(stdout).toBe("the service is ok\n");
+    // A refusal, as the example prints it: the code once (the message starts with it).
+    const refused = await promisify(execFile)(process.execPath, ["index.js"], {
+      cwd: project,
+      env: { ...process.env, BASE_URL: `${baseUrl}/elsewhere`, TOKEN: "t" },
+      timeout: 30_000,
+    }).then(
+      () => ({ stderr: "", code: 0 }),
+      (error: { stderr: string; code: number }) => ({ stderr: error.stderr, code: error.code }),
+    );
+    expect(refused).toEqual({ stderr: "404 ResourceNotFound: Nothing here.\n", code: 1 });
   },
   60_000,
 );

@@ -1,17 +1,9 @@
-import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
-import { codeBlocks, documentationPages, ROOT, readPage } from "./doc-blocks";
+import { codeBlocks, documentationPages, readPage } from "./doc-blocks";
+import { installPacked, type PackedPackage, packPackages, run } from "./packed-packages";
 
 // Every TypeScript block of the README, docs/ and the package READMEs compiles as another project
 // would compile it: against the two packages as `npm pack` packs them, installed in an empty
@@ -23,51 +15,12 @@ const snippets = documentationPages().flatMap((page) =>
 const compiled = snippets.filter((snippet) => !snippet.optedOut);
 
 let project: string;
-let tarballs: { name: string; file: string }[];
+let tarballs: PackedPackage[];
 
-function run(command: string, args: string[], cwd = ROOT): string {
-  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-}
-
-/** Builds both packages into `stage` the way `npm run build` does, then packs them as `npm run packages`. */
-function packPackages(stage: string): { name: string; file: string }[] {
-  run(process.execPath, [path.join(ROOT, "client", "stage-package.js"), path.join(stage, "client")]);
-  const pulumi = path.join(stage, "pulumi");
-  run(process.execPath, [
-    require.resolve("typescript/bin/tsc"),
-    "-p",
-    path.join(ROOT, "pulumi", "tsconfig.json"),
-    "--outDir",
-    path.join(pulumi, "dist"),
-  ]);
-  copyFileSync(path.join(ROOT, "pulumi", "package.json"), path.join(pulumi, "package.json"));
-  copyFileSync(path.join(ROOT, "pulumi", "README.md"), path.join(pulumi, "README.md"));
-  const packed = JSON.parse(
-    run("npm", ["pack", "--json", path.join(stage, "client"), pulumi, "--pack-destination", stage]),
-  ) as { name: string; filename: string }[];
-  return packed.map(({ name, filename }) => ({ name, file: path.join(stage, filename) }));
-}
-
-/**
- * Installs tarballs in an empty project as npm would: each package, and the dependencies it
- * declares (only those: a package that requires one it does not declare fails to load), linked
- * from this repository's node_modules; and @types/node, which a TypeScript project has.
- */
-function emptyProjectWith(packages: { name: string; file: string }[]): string {
+/** An empty project with the tarballs installed, and @types/node, which a TypeScript project has. */
+function emptyProjectWith(packages: PackedPackage[]): string {
   const folder = tempDir("docs-project-");
-  const declared = packages.flatMap(({ name, file }) => {
-    const target = path.join(folder, "node_modules", name);
-    mkdirSync(target, { recursive: true });
-    run("tar", ["-xzf", file, "-C", target, "--strip-components=1"]);
-    const manifest = JSON.parse(readFileSync(path.join(target, "package.json"), "utf8"));
-    return Object.keys(manifest.dependencies ?? {});
-  });
-  for (const name of new Set([...declared, "@types/node"])) {
-    const link = path.join(folder, "node_modules", name);
-    if (existsSync(link)) continue;
-    mkdirSync(path.dirname(link), { recursive: true });
-    symlinkSync(path.join(ROOT, "node_modules", name), link);
-  }
+  installPacked(folder, packages, ["@types/node"]);
   return folder;
 }
 

@@ -12,23 +12,27 @@ import {
 import * as os from "node:os";
 import * as path from "node:path";
 import { freePort } from "../../dev/ports";
+import { DEFAULT_PORTS } from "../../dev/stack-plan";
 import { codeBlocks, ROOT, readPage } from "./doc-blocks";
 
 // The README's walkthrough, run as a newcomer runs it: in a fresh copy of the repository, the stack
-// started as the README says, then every command between the walkthrough markers, in order, in one
-// bash session with `set -e`. Each must exit 0 and print what the README promises.
+// started as the README says, with every port moved off its default as the README says one moves
+// them, then every command between the walkthrough markers, in order, in one bash session with
+// `set -e`. That second shell has only what the README tells a reader to source: nothing about
+// the ports. Each command must exit 0, print what the README promises, and name the moved ports
+// in its hints; once the stack stops, the helper commands must refuse, saying to run `npm start`.
 
 jest.setTimeout(420_000);
 
-const PORT_VARIABLES = [
-  "PORT",
-  "AZURITE_BLOB_PORT",
-  "AZURITE_QUEUE_PORT",
-  "COSMOS_PORT",
-  "SERVICEBUS_PORT",
-  "ISSUER_PORT",
-];
 const readme = readPage("README.md");
+
+/** The port variables the README's settings name (`Local runs only: `PORT`, …`). */
+function readmePortVariables(): string[] {
+  const local = /^Local runs only:([\s\S]*?)\n\n/m.exec(readme)?.[1] ?? "";
+  return [...local.matchAll(/`([A-Z_]*PORT)`/g)].map((match) => match[1] as string);
+}
+
+const PORT_VARIABLES = readmePortVariables();
 
 /** The ```sh blocks between <!-- walkthrough:start --> and <!-- walkthrough:end -->. */
 function walkthroughCommands(): string[] {
@@ -71,10 +75,12 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
     "SERVICEBUS_SUBSCRIPTIONS",
     "TOKEN",
     "DEVELOPER_OBJECT_ID",
+    ...Object.keys(DEFAULT_PORTS),
   ];
   return Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) =>
+        !name.startsWith("STACK_") &&
         !name.startsWith("AzureWebJobsStorage") &&
         !name.startsWith("COSMOS_") &&
         !name.startsWith("SECRETS_ENCRYPTION_") &&
@@ -104,9 +110,14 @@ function freshCopy(): string {
   return copy;
 }
 
+/** A free port for each variable, none of them a default one: the stack moved off every default. */
 async function freePorts(): Promise<Record<string, string>> {
+  const defaults = new Set<number>(Object.values(DEFAULT_PORTS));
   const ports = new Set<number>();
-  while (ports.size < PORT_VARIABLES.length) ports.add(await freePort());
+  while (ports.size < PORT_VARIABLES.length) {
+    const port = await freePort();
+    if (!defaults.has(port)) ports.add(port);
+  }
   const values = [...ports];
   return Object.fromEntries(PORT_VARIABLES.map((variable, index) => [variable, String(values[index])]));
 }
@@ -120,6 +131,17 @@ function collect(child: ChildProcess): () => string {
     output += chunk.toString();
   });
   return () => output;
+}
+
+/** Runs a bash script in the copy with the given environment; its exit code and all its output. */
+async function bash(
+  script: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn("bash", ["-c", script], { cwd: copy, env, stdio: ["ignore", "pipe", "pipe"] });
+  const output = collect(child);
+  const code = await exited(child);
+  return { code, output: output() };
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -164,6 +186,14 @@ afterAll(async () => {
   }
 }, 90_000);
 
+it("moves every port the README names off its default, as the README says one does", () => {
+  expect([...PORT_VARIABLES].sort()).toEqual(Object.keys(DEFAULT_PORTS).sort());
+  expect(readme).toMatch(/`(?:[A-Z_]*PORT=\d+ )+npm start`/);
+  for (const variable of PORT_VARIABLES) {
+    expect(ports[variable]).not.toBe(String(DEFAULT_PORTS[variable as keyof typeof DEFAULT_PORTS]));
+  }
+});
+
 it("starts with the README's settings and writes the env file the commands source", () => {
   expect(startSettings()).toEqual({
     DELIVERY_MAX_ATTEMPTS: expect.any(String),
@@ -194,19 +224,12 @@ it("runs every walkthrough command as written: a profile, an event received, a d
     ...commands.flatMap((code, index) => [`echo '@@ block ${index + 1} @@'`, code]),
     "echo '@@ done @@'",
   ].join("\n");
-  // The commands see the ports the stack was started on, as a shell that exported them would.
-  const bash = spawn("bash", ["-c", script], {
-    cwd: copy,
-    env: { ...cleanEnvironment(), ...ports },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = collect(bash);
-  const code = await exited(bash);
-  const shown = `${output()}\n--- stack ---\n${stackOutput().slice(-4000)}`;
+  // A second terminal: nothing of the stack's ports or settings but what the README has it source.
+  const { code, output: text } = await bash(script, cleanEnvironment());
+  const shown = `${text}\n--- stack ---\n${stackOutput().slice(-4000)}`;
   expect({ code, output: code === 0 ? "" : shown }).toEqual({ code: 0, output: "" });
-  expect(output()).toContain("@@ done @@");
+  expect(text).toContain("@@ done @@");
 
-  const text = output();
   // 1. The profile was created, read, changed and listed; credentials in content were refused.
   expect(text).toContain('"id":"warehouse-sso"');
   expect(text).toContain('\\"App_ID\\":\\"renamed\\"');
@@ -221,7 +244,10 @@ it("runs every walkthrough command as written: a profile, an event received, a d
   expect(text).toMatch(/^unreachable\/\d{4}\/\d{2}\/\d{2}\/\d{2}\/evt-2\.json$/m);
   expect(text).toContain('"deadletterreason":"MaxDeliveryAttemptsExceeded"');
   expect(text).toContain('"id":"evt-2"');
-  // 3. The seeded assessment, looked up with two api-versions, and its project's list.
+  // 3. Seeded into the stack's own Cosmos DB server, with a hint at its own host; then looked up
+  // with two api-versions, and its project's list.
+  expect(text).toContain(`into https://127.0.0.1:${ports.COSMOS_PORT}/`);
+  expect(text).toMatch(new RegExp(`^  curl 'http://127\\.0\\.0\\.1:${ports.PORT}/subscriptions/`, "m"));
   expect(text.match(/"name":"web-tier-aks"/g)?.length).toBeGreaterThanOrEqual(3);
   expect(text).toContain('"type":"Microsoft.Migrate/assessmentProjects/clusterAssessments"');
   // 4. Reader on twins-rg: assigned, reads there, refused a delete there and a read elsewhere.
@@ -230,4 +256,33 @@ it("runs every walkthrough command as written: a profile, an event received, a d
   expect(text.match(/"code":"AuthorizationFailed"/g)?.length).toBe(2);
   expect(text).toMatch(/perform action 'Microsoft\.DigitalTwins\/digitalTwinsInstances\/endpoints\/delete'/);
   expect(text).toMatch(/over scope '[^']*\/resourceGroups\/other-rg\//);
+  // No command named a default port: every hint is the moved stack's.
+  for (const port of Object.values(DEFAULT_PORTS)) expect(text).not.toContain(`127.0.0.1:${port}/`);
 });
+
+it("once the stack stops, every helper command refuses and says to run npm start", async () => {
+  expect(stack).toBeDefined();
+  const running = stack as ChildProcess;
+  running.kill("SIGTERM");
+  await exited(running);
+  const commands = [
+    "npm run seed",
+    "npm run receive -- --count 1 --timeout 5",
+    "npm run dead-letters",
+    "npm run -s token -- reader",
+  ];
+  const each = commands.map((command) => `${command}; echo "@@ $? @@"`).join("\n");
+  // The file the stopped stack left names ports nothing answers on any more.
+  const stale = await bash(`source .local/local.env\n${each}`, cleanEnvironment());
+  expect(stale.output.match(/^@@ 1 @@$/gm)?.length).toBe(commands.length);
+  expect(stale.output.match(/Start it with `npm start`/g)?.length).toBe(commands.length);
+  expect(stale.output).toContain(`No local stack answers at http://127.0.0.1:${ports.PORT}`);
+  expect(stale.output).toContain(`No local issuer answers at http://127.0.0.1:${ports.ISSUER_PORT}/`);
+  // Without the file (a data folder no stack ever ran in).
+  const none = await bash(each, { ...cleanEnvironment(), LOCAL_DATA_DIR: "never-started" });
+  expect(none.output.match(/^@@ 1 @@$/gm)?.length).toBe(commands.length);
+  expect(none.output.match(/Start it with `npm start`/g)?.length).toBe(commands.length - 1);
+  // The token needs the issuer's key first, and says so.
+  expect(none.output).toMatch(/No local issuer key at .*: run `npm start` first/);
+  expect(none.output).toContain("No local stack is running: there is no never-started/local.env");
+}, 120_000);

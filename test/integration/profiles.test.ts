@@ -175,7 +175,9 @@ describe("rules", () => {
       "InvalidRequestContent",
       "authenticationProfileContent",
     );
-    expect(error.message).toMatch(/expected string/);
+    expect(error.message).toBe(
+      "The field 'authenticationProfileContent' must be a string, but it is an object.",
+    );
   });
 
   it.each([

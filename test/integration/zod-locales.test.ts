@@ -44,7 +44,7 @@ for (const file of require("node:fs").readdirSync(dist + "/functions").filter((n
   require(dist + "/functions/" + file);
 }`;
 
-/** The 400's details for bad bodies: the product's own wording and zod's English messages. */
+/** The 400's details for bad bodies: the product's own wording and its plain words for zod's issues. */
 const BAD_BODIES: [string, unknown][] = [
   ["profile", { authenticationProfileContent: 7, extra: true }],
   ["profile", { authenticationProfileName: "no spaces", authenticationProfileContent: "{}" }],
@@ -70,7 +70,7 @@ describe("zod's locales, on demand", () => {
     expect(run(`${LOAD_ENTRIES} print(locales());`)).toEqual(["en.cjs"]);
   });
 
-  it("the 400s for bad bodies are word for word those of zod as published", () => {
+  it("the 400s for bad bodies are word for word those of zod as published, in the product's words", () => {
     const published = BAD_BODIES.map(([kind, body]) => detailsOf(SCHEMAS[kind] as z.ZodType, body));
     const built = run(`${LOAD_ENTRIES}
 const { parseOrThrow } = require(dist + "/src/http/validation");
@@ -83,7 +83,11 @@ print(${JSON.stringify(BAD_BODIES)}.map(([kind, body]) => {
   try { parseOrThrow(schemas[kind], body); return "parsed"; } catch (error) { return error.details; }
 }));`);
     expect(built).toEqual(published);
-    expect(JSON.stringify(built)).toContain("Invalid input: expected string, received number");
+    // zod's issues in src/common/zod-messages.ts's words, not its locale's.
+    expect(JSON.stringify(built)).toContain("must be a string, but it is a number");
+    expect(JSON.stringify(built)).not.toMatch(
+      /Invalid input|Invalid option|Too (?:big|small)|Unrecognized key/,
+    );
   });
 
   it("z.locales still gives every locale: the first read loads the real index", () => {
@@ -91,17 +95,25 @@ print(${JSON.stringify(BAD_BODIES)}.map(([kind, body]) => {
 const { z } = require(dist + "/src/common/zod");
 const before = locales().length;
 const names = Object.keys(z.locales).sort();
+const product = z.string().safeParse(1).error.issues[0].message;
+// The product's own words (customError) outrank any locale: set aside, the locale speaks.
+const customError = z.config().customError;
+z.config({ customError: undefined });
 z.config(z.locales.fr());
 const french = z.string().safeParse(1).error.issues[0].message;
 z.config(z.locales.en());
-print({ before, names, french, english: z.string().safeParse(1).error.issues[0].message,
+const english = z.string().safeParse(1).error.issues[0].message;
+z.config({ customError });
+print({ before, names, product, french, english,
   same: z.core.locales === z.locales, loaded: locales().length, fr: typeof z.locales.fr, esModule: z.locales.__esModule });`) as Record<
       string,
       unknown
     >;
     expect(built.before).toBe(1);
     expect(built.names).toEqual(Object.keys(z.locales).sort());
+    expect(built.product).toBe("must be a string, but it is a number");
     expect(built.french).toBe(frenchMessage());
+    expect(built.french).not.toBe(built.english);
     expect(built.english).toBe("Invalid input: expected string, received number");
     expect(built.same).toBe(true);
     expect(built.loaded).toBeGreaterThan(60);
@@ -121,7 +133,7 @@ print({ loaded: locales().length, same: z === published.z,
     >;
     expect(built.loaded).toBeGreaterThan(60);
     expect(built.same).toBe(true);
-    expect(built.message).toEqual(["Too big: expected number to be <=3", 'Unrecognized key: "b"']);
+    expect(built.message).toEqual(["must be at most 3", "has a member that is not known: 'b'"]);
   });
 
   it("installing twice changes nothing: the stand-in stays until the first read", () => {
@@ -137,10 +149,13 @@ print(locales());`);
 
 /** zod's French message for a number where a string is expected, from zod as published. */
 function frenchMessage(): string | undefined {
+  const { customError } = z.config();
+  z.config({ customError: undefined });
   z.config(z.locales.fr());
   try {
     return z.string().safeParse(1).error?.issues[0]?.message;
   } finally {
     z.config(z.locales.en());
+    z.config({ customError });
   }
 }

@@ -1,12 +1,33 @@
-// Jest's own summary (the failures, then the totals), closed by one plain line, "tests: N passed,
-// N failed", that any CI log reader understands. It replaces Jest's "summary" reporter (which Jest
-// would always print last) so that the plain line stays the closing one.
+// One line per finished test file, as it finishes ("[12/166] PASS test/x.test.ts: 9 tests, 3.1 s"),
+// so a long run shows its progress; then Jest's own summary (the failures, then the totals), closed
+// by one plain line, "tests: N passed, N failed", that any CI log reader understands. It replaces
+// Jest's "summary" reporter (which Jest would always print last) so that the plain line stays the
+// closing one.
+const path = require("node:path");
 const { SummaryReporter: JestSummaryReporter } = require("@jest/reporters");
 
 class SummaryReporter extends JestSummaryReporter {
   constructor(globalConfig, options) {
     // Every failure, however few suites ran (Jest's default lists them from 20 suites on).
     super(globalConfig, { summaryThreshold: 0, ...options });
+  }
+
+  onRunStart(results, options) {
+    super.onRunStart(results, options);
+    this.totalFiles = results.numTotalTestSuites;
+    this.finishedFiles = 0;
+  }
+
+  onTestResult(test, result, aggregated) {
+    super.onTestResult?.(test, result, aggregated);
+    this.finishedFiles += 1;
+    const verdict = result.numFailingTests > 0 || result.testExecError ? "FAIL" : "PASS";
+    const tests = result.numPassingTests + result.numFailingTests;
+    const seconds = ((result.perfStats.end - result.perfStats.start) / 1000).toFixed(1);
+    const file = path.relative(test.context.config.rootDir, test.path).split(path.sep).join("/");
+    process.stdout.write(
+      `[${this.finishedFiles}/${this.totalFiles}] ${verdict} ${file}: ${tests} tests, ${seconds} s\n`,
+    );
   }
 
   async onRunComplete(contexts, results) {

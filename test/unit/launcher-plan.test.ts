@@ -417,6 +417,16 @@ describe("the start summary", () => {
     expect(text).not.toContain("npm run token");
   });
 
+  it("says where the local Cosmos DB server keeps its data: on disk, or in memory only", () => {
+    const onDisk = formatSummary(planStack({ ...keys }), undefined, secrets);
+    expect(onDisk).toMatch(
+      /Cosmos DB +https:\/\/127\.0\.0\.1:\d+\/ \(every write kept on disk under \.local\/ before it is answered\)/,
+    );
+    expect(onDisk).not.toMatch(/Cosmos DB .*in memory/);
+    const inMemory = formatSummary(planStack({ ...keys, LOCAL_DATA_IN_MEMORY: "true" }), undefined, secrets);
+    expect(inMemory).toContain("(in memory only, LOCAL_DATA_IN_MEMORY=true: gone when it stops)");
+  });
+
   it("with the developer's own authority: where tokens come from", () => {
     const authority = "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0";
     const plan = planStack({ ...keys, AUTH_AUTHORITY: authority, AUTH_AUDIENCE: "api://mine" });

@@ -14,8 +14,13 @@ describe("profile content rules", () => {
     },
   );
 
-  it("rejects text that is not JSON", () => {
-    expect(contentProblem("{not json")).toMatch(/not valid JSON/);
+  it("rejects text that is not JSON, saying where", () => {
+    expect(contentProblem("{not json")).toBe(
+      "must be a JSON object serialized as a string, but it is not valid JSON: unexpected letter at line 1, column 2 (expected a member name in double quotes or '}')",
+    );
+    expect(contentProblem('{\n "App_ID": "a",\n}')).toMatch(
+      /: unexpected '\}' at line 3, column 1 \(expected a member name/,
+    );
   });
 
   it.each(CREDENTIAL_KEYS)("rejects the credential key %s, in any letter case, at any depth", (key) => {

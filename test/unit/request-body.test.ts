@@ -109,6 +109,23 @@ describe("a body that is not JSON", () => {
     const error = await readJsonBody(request('{"key":s3cr3t}')).catch((thrown: unknown) => thrown as Error);
     expect(error).toBeInstanceOf(InvalidRequestContent);
     expect((error as Error).message).not.toContain("s3cr3t");
+    expect((error as Error).message).toBe(
+      "The request body is not valid JSON: unexpected letter at line 1, column 8 (expected a value).",
+    );
+  });
+
+  it.each([
+    ['{\n  "a": 1,\n  "b": \n}', "unexpected '}' at line 4, column 1 (expected a value)"],
+    [
+      '{"a": 1,}',
+      "unexpected '}' at line 1, column 9 (expected a member name in double quotes; JSON allows no comma before it)",
+    ],
+    ['{"a": 1', "unexpected end of the text at line 1, column 8 (expected ',' or '}')"],
+    ["\uFEFF{}", "unexpected byte order mark (U+FEFF) at line 1, column 1 (expected a value)"],
+  ])("%j: says where, and what was expected there", async (body, where) => {
+    const error = await readJsonBody(request(body)).catch((thrown: unknown) => thrown as Error);
+    expect(error).toBeInstanceOf(InvalidRequestContent);
+    expect((error as Error).message).toBe(`The request body is not valid JSON: ${where}.`);
   });
 });
 

@@ -66,7 +66,7 @@ function unsendableId(id: string, index: number): ErrorDetail {
 function checkEvent(candidate: unknown, index: number, trace?: TraceContext): CloudEvent | ErrorDetail[] {
   try {
     // The schema's own parse (for its issues) only when the quick check is not sure.
-    if (!isCloudEventQuick(candidate)) parseOrThrow(cloudEventSchema, candidate);
+    if (!isCloudEventQuick(candidate)) parseOrThrow(cloudEventSchema, candidate, "The event");
     const event = candidate as CloudEvent;
     if (event.id.length > MAX_EVENT_ID_LENGTH) return [unsendableId(event.id, index)];
     const traced = trace === undefined ? event : withTraceContext(event, trace);

@@ -70,8 +70,7 @@ export const resealOperation: RouteOperation = {
     description:
       "An operator's action of a key rotation (docs/operations.md): re-encrypts each stored endpoint's secrets under SECRETS_ENCRYPTION_KEY, " +
       "each document replaced only on the version it was read at, so a write by the endpoint's owner meanwhile wins. Safe to repeat and to run on " +
-      "several hosts at once. Needs the action TwinResources/secrets/reseal/action at `/` (Owner or Contributor at `/`); under " +
-      "AUTH_MODE=keys, the master key.",
+      "several hosts at once. It acts on `/`.",
     tag: "QueueEndpoint",
     apiVersions: RESOURCE_API_VERSIONS,
     requestBody: {

@@ -1,0 +1,121 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { removeTempDirs, tempDir } from "../support/temp-dirs";
+import { type CodeBlock, codeBlocks, readPage } from "./doc-blocks";
+import { installPacked, type PackedPackage, packPackages, run } from "./packed-packages";
+
+// Each package README's TypeScript examples, copied into a new project as a user would copy them:
+// the package installed from its tarball, with what the README says to install beside it, then
+// `tsc --init` with TypeScript's own defaults (strict, exactOptionalPropertyTypes,
+// noUncheckedIndexedAccess, module nodenext, verbatimModuleSyntax, declaration) and plain `tsc`.
+// One new project per example. snippets.test.ts checks the same blocks under looser options, with
+// the compiler API; this is the tsc a user runs.
+//
+// The TypeScript is this repository's (`npx tsc`). Another one, such as the newest release, can be
+// tried with the same checks: `npm install typescript@latest` in a folder of its own, then
+// README_EXAMPLES_TYPESCRIPT=<that folder>/node_modules/typescript npx jest test/docs/readme-examples.test.ts
+
+const TYPESCRIPT =
+  process.env.README_EXAMPLES_TYPESCRIPT ?? path.dirname(require.resolve("typescript/package.json"));
+const TYPESCRIPT_VERSION = (
+  JSON.parse(readFileSync(path.join(TYPESCRIPT, "package.json"), "utf8")) as { version: string }
+).version;
+
+/** The set-up of client/README.md's "Use it from another project", for every example. */
+const INIT_ARGUMENTS = ["--types", "node"];
+
+const READMES = [
+  // The client's README installs @azure/identity for DefaultAzureCredential.
+  { page: "client/README.md", package: "@twin-resource-service/client", beside: ["@azure/identity"] },
+  // The Pulumi package's README installs the program's own @pulumi/pulumi.
+  { page: "pulumi/README.md", package: "@twin-resource-service/pulumi", beside: ["@pulumi/pulumi"] },
+];
+
+const examples = READMES.flatMap((readme) =>
+  codeBlocks(readme.page, readPage(readme.page))
+    .filter((block) => ["ts", "typescript"].includes(block.language) && !block.optedOut)
+    .map((block) => ({ ...readme, block })),
+);
+
+let tarballs: PackedPackage[];
+
+beforeAll(() => {
+  tarballs = packPackages(tempDir("readme-examples-packages-"));
+}, 180_000);
+
+afterAll(removeTempDirs);
+
+/** A new project: `"type": "module"`, the package and what is beside it installed, `tsc --init`. */
+function newProject(packageName: string, beside: string[]): string {
+  const project = tempDir("readme-example-");
+  writeFileSync(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "my-app", version: "1.0.0", type: "module" }),
+  );
+  installPacked(
+    project,
+    tarballs.filter((tarball) => tarball.name === packageName),
+    [...beside, "@types/node"],
+  );
+  // Linked as installPacked links the rest, but from wherever TYPESCRIPT is.
+  symlinkSync(TYPESCRIPT, path.join(project, "node_modules", "typescript"));
+  run(process.execPath, [tsc(project), "--init", ...INIT_ARGUMENTS], project);
+  return project;
+}
+
+function tsc(project: string): string {
+  return path.join(project, "node_modules", "typescript", "bin", "tsc");
+}
+
+/** `npx tsc` in the project: its errors, one a line, as `file(line,col): error TS…: …`. */
+function compile(project: string, block: CodeBlock): string[] {
+  writeFileSync(path.join(project, "example.ts"), block.code);
+  const result = spawnSync(process.execPath, [tsc(project), "--pretty", "false"], {
+    cwd: project,
+    encoding: "utf8",
+  });
+  const output = `${result.stdout}${result.stderr}`;
+  // An error's first line names it; the indented lines below it explain it.
+  const errors: string[] = [];
+  for (const line of output.split("\n")) {
+    if (/error TS\d+/.test(line)) errors.push(line);
+    else if (/^\s+\S/.test(line) && errors.length > 0) errors.push(`${errors.pop()}\n${line}`);
+  }
+  if (result.status !== 0 && errors.length === 0) return [`tsc exited ${result.status}: ${output}`];
+  return errors;
+}
+
+it("finds TypeScript examples in both package READMEs", () => {
+  expect(READMES.filter(({ page }) => !examples.some((example) => example.page === page))).toEqual([]);
+});
+
+it.each(READMES.map(({ page }) => [page]))(
+  "%s says which TypeScript its examples were compiled with, this one among them",
+  (page) => {
+    const text = readPage(page).replace(/\s+/g, " ");
+    expect({ page, says: text.includes(`TypeScript ${TYPESCRIPT_VERSION}`) }).toEqual({ page, says: true });
+  },
+);
+
+it.each(READMES.map((readme) => [readme.page, readme]))(
+  "%s installs what its examples import beside the package",
+  (_page, readme) => {
+    const text = readPage(readme.page);
+    for (const name of readme.beside) expect(text).toMatch(new RegExp(`npm install [^\\n]*${name}`));
+  },
+);
+
+it.each(examples.map((example) => [example.block.where, example]))(
+  `%s compiles in a new project with tsc --init's defaults (TypeScript ${TYPESCRIPT_VERSION})`,
+  (where, example) => {
+    const project = newProject(example.package, example.beside);
+    const tsconfig = readFileSync(path.join(project, "tsconfig.json"), "utf8");
+    // The defaults the examples are held to are those tsc --init wrote.
+    for (const option of ['"strict": true', '"exactOptionalPropertyTypes": true', '"module": "nodenext"']) {
+      expect(tsconfig).toMatch(new RegExp(`^\\s*${option},`, "m"));
+    }
+    expect({ where, errors: compile(project, example.block) }).toEqual({ where, errors: [] });
+  },
+  60_000,
+);
