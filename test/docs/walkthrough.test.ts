@@ -144,9 +144,15 @@ async function bash(
   return { code, output: output() };
 }
 
+/**
+ * Once the process has exited and every process that inherited its output has let go of it too
+ * (the stack's children do): its "close", not its "exit", so no stand-in outlives the test.
+ */
 function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+  const ended = child.exitCode !== null || child.signalCode !== null;
+  const released = [child.stdout, child.stderr].every((stream) => stream === null || stream.closed);
+  if (ended && released) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("close", (code) => resolve(code)));
 }
 
 let copy: string;

@@ -83,8 +83,11 @@ function launch(env: Record<string, string>, script = "dist/dev/start.js"): Laun
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
+  // "close", not "exit": the launcher's children inherit its output, so the pipes stay open until
+  // the last of them has gone too. A test that went on at "exit" left them to this Jest worker,
+  // which then could not exit in time at the end of a run ("failed to exit gracefully").
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
+    child.once("close", (code, signal) => resolve({ code, signal })),
   );
   const launcher = { child, stdout: () => stdout, stderr: () => stderr, exited };
   launched.push(launcher);

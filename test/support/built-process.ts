@@ -12,10 +12,13 @@ export interface BuiltProcess {
   stop(): Promise<void>;
 }
 
+/** Once it has exited and its output pipes are closed ("close"): nothing it started holds them still. */
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
+  const ended = child.exitCode !== null || child.signalCode !== null;
+  const released = [child.stdout, child.stderr].every((stream) => stream === null || stream.closed);
+  return ended && released
     ? Promise.resolve()
-    : new Promise((resolve) => child.once("exit", () => resolve()));
+    : new Promise((resolve) => child.once("close", () => resolve()));
 }
 
 /**
