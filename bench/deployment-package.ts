@@ -60,13 +60,14 @@ export function packageSize(stage: string): PackageSize {
   };
 }
 
-interface WorkerReport {
+/** What dev/functions-worker-main.js prints, of what the bench reads. */
+export interface WorkerReport {
   loadMs: number;
-  steps: { ms: number; http?: { status: number } }[];
+  steps: { ms: number; http?: { status: number; body: string }; error?: string; requests: string[] }[];
 }
 
 /** The worker stand-in on `root` with `steps`, spawn to exit: the wall time and its report. */
-async function runWorker(root: string, env: NodeJS.ProcessEnv, steps: unknown[] = []) {
+export async function runWorker(root: string, env: NodeJS.ProcessEnv, steps: unknown[] = []) {
   const worker = path.join(projectRoot(), "dist", "dev", "functions-worker-main.js");
   const start = performance.now();
   const stdout = await runChild([worker, root, JSON.stringify(steps)], env);

@@ -14,6 +14,7 @@ import { printHttpComparison } from "./http-report";
 import { type IngestDriver, spawnIngestDriver } from "./ingest-driver";
 import { benchLatency } from "./latency-bench";
 import { BENCH_FUNCTION_KEY, startBenchStack } from "./local-stack";
+import { benchOperationCounts, printOperationCounts } from "./operation-counts";
 import { printDelivery, printFanOut, printLatency } from "./report";
 import { benchSoak } from "./soak-bench";
 import { printSoak } from "./soak-report";
@@ -22,7 +23,7 @@ import { printSoak } from "./soak-report";
  * `npm run bench`: each figure of the project's performance goals next to its baseline, as ranges
  * over several rounds (a round that fails is reported). A benchmark, not a test: it reports, and
  * fails only if it cannot run. Sizes come from the environment (see docs/performance.md);
- * BENCH_ONLY=cosmos,package,http,auth,delivery,fanout,latency,soak,coldstart runs some parts.
+ * BENCH_ONLY=cosmos,package,counts,http,auth,delivery,fanout,latency,soak,coldstart runs some parts.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
@@ -74,7 +75,18 @@ const COSMOS = {
   concurrencies: positiveIntegers("BENCH_COSMOS_CONCURRENCY", [1, 16]),
   rounds: ROUNDS,
 };
-const PARTS = ["cosmos", "package", "http", "auth", "delivery", "fanout", "latency", "soak", "coldstart"];
+const PARTS = [
+  "cosmos",
+  "package",
+  "counts",
+  "http",
+  "auth",
+  "delivery",
+  "fanout",
+  "latency",
+  "soak",
+  "coldstart",
+];
 const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
 
 /** Before the stack starts: two Cosmos servers of its own, and nothing else running beside them. */
@@ -99,7 +111,15 @@ async function main(): Promise<void> {
   if (!(RTT_MS >= 0)) throw new Error("BENCH_RTT_MS must be a number of milliseconds, 0 or more");
   if (ONLY.has("cosmos")) await benchCosmos();
   if (ONLY.has("package")) await benchPackage();
-  if (!PARTS.some((part) => part !== "cosmos" && part !== "package" && ONLY.has(part))) return;
+  if (ONLY.has("counts")) {
+    console.log("");
+    console.log(
+      "Work per operation: round trips to Cosmos DB and Storage as the deployment package sends them, Service Bus messages and Function executions (bench/operation-counts.ts).",
+    );
+    printOperationCounts(await benchOperationCounts());
+  }
+  const BEFORE_STACK = new Set(["cosmos", "package", "counts"]);
+  if (!PARTS.some((part) => !BEFORE_STACK.has(part) && ONLY.has(part))) return;
   console.log(`Starting the local stack (Cosmos server, Azurite, Service Bus stand-in, local host)...`);
   const warnings = new HostWarnings();
   const direct = await startBenchStack({}, { log: warnings.logger });

@@ -1,4 +1,6 @@
+import { subscribe } from "node:diagnostics_channel";
 import { writeSync } from "node:fs";
+import type { ClientRequest } from "node:http";
 
 import Module = require("node:module");
 
@@ -22,8 +24,19 @@ interface Report {
   /** The files under the package folder compiled by the end of the load, relative to it; and of the steps. */
   loadedAtStart: string[];
   loadedAtEnd: string[];
-  steps: { ms: number; http?: HttpResult; error?: string }[];
+  steps: { ms: number; http?: HttpResult; error?: string; requests: string[] }[];
 }
+
+/**
+ * The HTTP requests the app sends while a step runs (Node's `http.client.request.start` channel):
+ * `METHOD host:port/path`, the query left off (a SAS token is one). What a step costs in round
+ * trips to Cosmos DB and Storage; AMQP (Service Bus) is not HTTP and is counted by the broker.
+ */
+let stepRequests: string[] = [];
+subscribe("http.client.request.start", (message) => {
+  const { request } = message as { request: ClientRequest };
+  stepRequests.push(`${request.method} ${request.getHeader("host")}${request.path.split("?", 1)[0]}`);
+});
 
 /**
  * Every CommonJS file Node compiles, in order. Compiled, not cached: a module stood in for until
@@ -61,18 +74,21 @@ async function main(): Promise<void> {
   };
   for (const step of JSON.parse(stepsJson ?? "[]") as Step[]) {
     const stepStart = performance.now();
+    const requests: string[] = [];
+    stepRequests = requests;
     try {
       if ("http" in step) {
         const { name, ...request } = step.http;
         const http = await app.invokeHttp(name, request);
-        report.steps.push({ ms: performance.now() - stepStart, http });
+        report.steps.push({ ms: performance.now() - stepStart, http, requests });
       } else {
         await app.invokeQueue(step.queue.name, step.queue.message);
-        report.steps.push({ ms: performance.now() - stepStart });
+        report.steps.push({ ms: performance.now() - stepStart, requests });
       }
     } catch (error) {
       report.steps.push({
         ms: performance.now() - stepStart,
+        requests,
         error: String((error as Error).stack ?? error),
       });
     }

@@ -42,7 +42,7 @@ interface Report {
   registered: string[];
   loadedAtStart: string[];
   loadedAtEnd: string[];
-  steps: { ms: number; http?: HttpResult; error?: string }[];
+  steps: { ms: number; http?: HttpResult; error?: string; requests: string[] }[];
 }
 
 /** Runs the worker stand-in on `root` in a fresh node with `settings` as its environment. */
@@ -221,6 +221,14 @@ process.stdout.write(JSON.stringify(out));`;
     expect(JSON.parse(first.steps[1]?.http?.body ?? "{}")).toMatchObject({
       authenticationProfileName: "packaged",
     });
+    // What the steps sent, as counted in the app's process: a GET of a profile after the PUT (the
+    // SDK's account read done) is one point read; no request carries a query (a SAS, a key).
+    expect(first.steps[1]?.requests).toEqual([
+      expect.stringMatching(/^GET 127\.0\.0\.1:\d+\/dbs\/[^/]+\/colls\/profiles\/docs\/packaged$/),
+    ]);
+    expect(first.steps.flatMap((step) => step.requests).filter((request) => request.includes("?"))).toEqual(
+      [],
+    );
     // The Cosmos DB SDK's bundle loaded; the Key Vault SDK it requires, apart, was never read.
     expect(first.loadedAtEnd).toContain("node_modules/@azure/cosmos/index.js");
     expect(first.loadedAtEnd).not.toContain("node_modules/@azure/keyvault-keys/index.js");
