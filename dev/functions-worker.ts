@@ -112,6 +112,7 @@ export function loadFunctionApp(root: string): FunctionApp {
   const logs: LogLine[] = [];
   let programmingModel: ProgrammingModel | undefined;
   const coreApi = {
+    // The worker's and host's versions, as the real API reports them; @azure/functions 4 reads neither.
     version: "3.10.1",
     hostVersion: "4.1040.0",
     setProgrammingModel(model: ProgrammingModel) {
