@@ -1,20 +1,19 @@
 import type { Container } from "@azure/cosmos";
 import { type RoleDefinition, roleById, roleByName, roleDefinitionId } from "../auth/role-definitions";
 import { scopeKeyOf, scopePath } from "../auth/scope";
-import {
-  invalidRequest,
-  PreconditionFailed,
-  ResourceConflict,
-  ResourceNotFound,
-  ServiceUnavailable,
-} from "../common/errors";
+import { invalidRequest, ResourceConflict, ResourceNotFound, ServiceUnavailable } from "../common/errors";
 import { nameKey } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import { checkPreconditions, hasPreconditions, type Preconditions } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
 import { type Actor, checkEchoedSystemData, stampSystemData } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
-import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
+import {
+  ConditionalWriter,
+  type DocumentAddress,
+  pause,
+  replaceUnlessRaced,
+} from "../store/conditional-writer";
 import { Conflict } from "../store/cosmos-errors";
 import type { DocumentStore, Stored } from "../store/document-store";
 import { AssignmentClaims, type AssignmentTuple, abandoned, sameTuple } from "./assignment-claims";
@@ -164,7 +163,9 @@ export class RoleAssignmentService
             "RoleAssignmentUpdateNotPermitted",
           );
         // The same assignment again: it already holds its tuple, so a plain replace (200).
-        const replaced = await this.replaceUnlessRaced(
+        // Always on the version read: one deleted and made again since may hold another tuple.
+        const replaced = await replaceUnlessRaced(
+          this.documents,
           { ...existing, systemData: stampSystemData(existing.systemData, actor, now) },
           existing._etag,
           conditional,
@@ -276,21 +277,6 @@ export class RoleAssignmentService
         return;
     }
   }
-
-  /** The replaced document, or undefined when it changed and the client did not guard against that. */
-  private async replaceUnlessRaced(
-    document: RoleAssignmentDocument,
-    etag: string,
-    conditional: boolean,
-  ): Promise<Stored<RoleAssignmentDocument> | undefined> {
-    try {
-      // Always on the version read: one deleted and made again since may hold another tuple.
-      return await this.documents.replace(document, etag);
-    } catch (error) {
-      if (conditional || !(error instanceof PreconditionFailed)) throw error;
-      return undefined;
-    }
-  }
 }
 
 function exists(name: string): ResourceConflict {
@@ -302,12 +288,6 @@ function exists(name: string): ResourceConflict {
 
 /** How many times a PUT looks again: after lost races, and while another PUT writes the tuple's assignment. */
 const PUT_ATTEMPTS = 40;
-
-function pause(attempt: number): Promise<void> {
-  if (attempt === 0) return Promise.resolve();
-  const ms = Math.min(100, 2 ** Math.min(attempt, 7)) * Math.random();
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** `id`, `name`, `type` and `scope` are the path's: a body may echo them, unchanged (case aside). */
 function checkEchoedFields(body: RoleAssignmentPut, scope: string, name: string): void {

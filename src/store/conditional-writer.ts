@@ -22,7 +22,8 @@ export interface CountQuota<T extends { id: string }> {
  */
 const WRITE_ATTEMPTS = 40;
 
-function pause(attempt: number): Promise<void> {
+/** Before a write's next attempt after a lost race: nothing first, then a jittered, growing wait. */
+export function pause(attempt: number): Promise<void> {
   if (attempt === 0) return Promise.resolve();
   const ms = Math.min(100, 2 ** Math.min(attempt, 7)) * Math.random();
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,7 +64,8 @@ export class ConditionalWriter<T extends { id: string }> {
       const existing = await this.documents.read(address.id, address.partitionKey);
       checkPreconditions(preconditions, existing?._etag);
       if (existing) {
-        const replaced = await this.replaceUnlessRaced(
+        const replaced = await replaceUnlessRaced(
+          this.documents,
           build(existing, address),
           conditional ? existing._etag : undefined,
           conditional,
@@ -94,7 +96,12 @@ export class ConditionalWriter<T extends { id: string }> {
       const existing = await this.documents.read(address.id, address.partitionKey);
       checkPreconditions(preconditions, existing?._etag);
       if (!existing) throw absent();
-      const replaced = await this.replaceUnlessRaced(change(existing), existing._etag, conditional);
+      const replaced = await replaceUnlessRaced(
+        this.documents,
+        change(existing),
+        existing._etag,
+        conditional,
+      );
       if (replaced) return replaced;
     }
     throw this.contention();
@@ -138,21 +145,25 @@ export class ConditionalWriter<T extends { id: string }> {
     return this.quota.ledger.delete(address.id, etag, this.quota.scopeOf(address));
   }
 
-  /** The replaced document, or undefined when the write lost a race the client did not guard against. */
-  private async replaceUnlessRaced(
-    document: T,
-    etag: string | undefined,
-    conditional: boolean,
-  ): Promise<Stored<T> | undefined> {
-    try {
-      return await this.documents.replace(document, etag);
-    } catch (error) {
-      if (conditional || !(error instanceof PreconditionFailed)) throw error;
-      return undefined;
-    }
-  }
-
   private contention(): ServiceUnavailable {
     return new ServiceUnavailable(`The ${this.describe} is being changed concurrently; retry shortly.`, 1);
+  }
+}
+
+/**
+ * The replaced document, or undefined when the write lost a race (the version changed since it was
+ * read) that the client did not guard against with a precondition: the caller reads again.
+ */
+export async function replaceUnlessRaced<T extends { id: string }>(
+  documents: Pick<DocumentStore<T>, "replace">,
+  document: T,
+  etag: string | undefined,
+  conditional: boolean,
+): Promise<Stored<T> | undefined> {
+  try {
+    return await documents.replace(document, etag);
+  } catch (error) {
+    if (conditional || !(error instanceof PreconditionFailed)) throw error;
+    return undefined;
   }
 }
