@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { deflateRawSync } from "node:zlib";
+import type { WorkerReport, WorkerStep } from "../dev/functions-worker";
 import { projectRoot } from "../dev/local-paths";
 import { measureNodeFloor, runChild, startBackingServices } from "./cold-start";
 import { formatRange, goalVerdict, type Rounds, roundErrors, runRounds } from "./rounds";
@@ -44,14 +45,15 @@ export interface PackageFigures {
   nodeVersion: string;
 }
 
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(path.join(directory, entry.name)) : [path.join(directory, entry.name)],
-  );
+/** Every file of a staged package, relative to it, with `/` between folders. */
+export function packageFiles(stage: string): string[] {
+  return readdirSync(stage, { recursive: true, encoding: "utf8" })
+    .filter((file) => statSync(path.join(stage, file)).isFile())
+    .map((file) => file.split(path.sep).join("/"));
 }
 
 export function packageSize(stage: string): PackageSize {
-  const files = filesUnder(stage);
+  const files = packageFiles(stage).map((file) => path.join(stage, file));
   const bytes = (sizes: number[]) => sizes.reduce((sum, size) => sum + size, 0) / 1048576;
   return {
     files: files.length,
@@ -60,14 +62,8 @@ export function packageSize(stage: string): PackageSize {
   };
 }
 
-/** What dev/functions-worker-main.js prints, of what the bench reads. */
-export interface WorkerReport {
-  loadMs: number;
-  steps: { ms: number; http?: { status: number; body: string }; error?: string; requests: string[] }[];
-}
-
 /** The worker stand-in on `root` with `steps`, spawn to exit: the wall time and its report. */
-export async function runWorker(root: string, env: NodeJS.ProcessEnv, steps: unknown[] = []) {
+export async function runWorker(root: string, env: NodeJS.ProcessEnv, steps: WorkerStep[] = []) {
   const worker = path.join(projectRoot(), "dist", "dev", "functions-worker-main.js");
   const start = performance.now();
   const stdout = await runChild([worker, root, JSON.stringify(steps)], env);
@@ -150,54 +146,34 @@ export function printDeploymentPackage(figures: PackageFigures): void {
     `≤ ${PACKAGE_GOALS.loadToFloor} ×`,
     goalVerdict(ratios, (value) => value <= PACKAGE_GOALS.loadToFloor),
   );
+  const msRange = <R>(rounds: R[], figure: (round: R) => number) => formatRange(rounds.map(figure), ms);
   line(
     "  the package's load, spawn to exit",
-    formatRange(
-      values.map((round) => round.bundledMs),
-      ms,
-    ),
+    msRange(values, (round) => round.bundledMs),
   );
   line(
     "    of which the requires",
-    formatRange(
-      values.map((round) => round.bundledRequireMs),
-      ms,
-    ),
+    msRange(values, (round) => round.bundledRequireMs),
   );
   line(
     "  the unbundled build's (dist/functions/*.js)",
-    formatRange(
-      values.map((round) => round.unbundledMs),
-      ms,
-    ),
+    msRange(values, (round) => round.unbundledMs),
   );
   line(
     "    of which the requires",
-    formatRange(
-      values.map((round) => round.unbundledRequireMs),
-      ms,
-    ),
+    msRange(values, (round) => round.unbundledRequireMs),
   );
   line(
     "  floor: a `node -e` that loads nothing, spawn to exit",
-    formatRange(
-      values.map((round) => round.floorMs),
-      ms,
-    ),
+    msRange(values, (round) => round.floorMs),
   );
   line(
     "first answer (GET, a Cosmos DB point read), spawn to exit: package",
-    formatRange(
-      firstAnswers.values.map((round) => round.bundledMs),
-      ms,
-    ),
+    msRange(firstAnswers.values, (round) => round.bundledMs),
   );
   line(
     "  the unbundled build's",
-    formatRange(
-      firstAnswers.values.map((round) => round.unbundledMs),
-      ms,
-    ),
+    msRange(firstAnswers.values, (round) => round.unbundledMs),
   );
   console.log(
     `  ${loads.values.length} rounds, each in fresh processes of Node.js ${figures.nodeVersion} (npm run bench:node22 for the Node.js infra/ deploys); bundled on first use: ${figures.bundled.join(", ")}.`,

@@ -5,7 +5,7 @@ import type { ClientRequest } from "node:http";
 import Module = require("node:module");
 
 import * as path from "node:path";
-import { type HttpInvocation, type HttpResult, loadFunctionApp } from "./functions-worker";
+import { loadFunctionApp, type WorkerReport, type WorkerStep } from "./functions-worker";
 
 /**
  * `node dist/dev/functions-worker-main.js <package folder> '<steps as JSON>'`: loads the package as
@@ -13,20 +13,6 @@ import { type HttpInvocation, type HttpResult, loadFunctionApp } from "./functio
  * line: how long the load took, what was registered, and each step's result. Used by the staged
  * package's test and the bench, each in a fresh process as a new instance would be.
  */
-type Step = { http: HttpInvocation & { name: string } } | { queue: { name: string; message: string } };
-
-interface Report {
-  /** performance.now() around loading the entry points; and process.uptime() after it. */
-  loadMs: number;
-  uptimeMs: number;
-  programmingModel: string;
-  registered: string[];
-  /** The files under the package folder compiled by the end of the load, relative to it; and of the steps. */
-  loadedAtStart: string[];
-  loadedAtEnd: string[];
-  steps: { ms: number; http?: HttpResult; error?: string; requests: string[] }[];
-}
-
 /**
  * The HTTP requests the app sends while a step runs (Node's `http.client.request.start` channel):
  * `METHOD host:port/path`, the query left off (a SAS token is one). What a step costs in round
@@ -63,7 +49,7 @@ async function main(): Promise<void> {
   if (!root) throw new Error("usage: functions-worker-main.js <package folder> [steps as JSON]");
   const start = performance.now();
   const app = loadFunctionApp(root);
-  const report: Report = {
+  const report: WorkerReport = {
     loadMs: performance.now() - start,
     uptimeMs: process.uptime() * 1000,
     programmingModel: app.programmingModel,
@@ -72,7 +58,7 @@ async function main(): Promise<void> {
     loadedAtEnd: [],
     steps: [],
   };
-  for (const step of JSON.parse(stepsJson ?? "[]") as Step[]) {
+  for (const step of JSON.parse(stepsJson ?? "[]") as WorkerStep[]) {
     const stepStart = performance.now();
     const requests: string[] = [];
     stepRequests = requests;
