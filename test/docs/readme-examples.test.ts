@@ -12,15 +12,26 @@ import { installPacked, type PackedPackage, packPackages, run } from "./packed-p
 // One new project per example. snippets.test.ts checks the same blocks under looser options, with
 // the compiler API; this is the tsc a user runs.
 //
-// The TypeScript is this repository's (`npx tsc`). Another one, such as the newest release, can be
-// tried with the same checks: `npm install typescript@latest` in a folder of its own, then
+// Two TypeScripts: this repository's (`npx tsc`), and the one `npm install typescript` installs
+// today, held in the workspace test/docs/typescript-today (nested there, so its `tsc` does not
+// take the place of the repository's). Another one can be tried with the same checks: `npm install
+// typescript@<version>` in a folder of its own, then
 // README_EXAMPLES_TYPESCRIPT=<that folder>/node_modules/typescript npx jest test/docs/readme-examples.test.ts
 
-const TYPESCRIPT =
-  process.env.README_EXAMPLES_TYPESCRIPT ?? path.dirname(require.resolve("typescript/package.json"));
-const TYPESCRIPT_VERSION = (
-  JSON.parse(readFileSync(path.join(TYPESCRIPT, "package.json"), "utf8")) as { version: string }
-).version;
+const TYPESCRIPTS = (
+  process.env.README_EXAMPLES_TYPESCRIPT
+    ? [process.env.README_EXAMPLES_TYPESCRIPT]
+    : [
+        path.dirname(require.resolve("typescript/package.json")),
+        path.dirname(
+          require.resolve("typescript/package.json", { paths: [path.join(__dirname, "typescript-today")] }),
+        ),
+      ]
+).map((folder) => ({
+  folder,
+  version: (JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8")) as { version: string })
+    .version,
+}));
 
 /** The set-up of client/README.md's "Use it from another project", for every example. */
 const INIT_ARGUMENTS = ["--types", "node"];
@@ -47,7 +58,7 @@ beforeAll(() => {
 afterAll(removeTempDirs);
 
 /** A new project: `"type": "module"`, the package and what is beside it installed, `tsc --init`. */
-function newProject(packageName: string, beside: string[]): string {
+function newProject(packageName: string, beside: string[], typescript: string): string {
   const project = tempDir("readme-example-");
   writeFileSync(
     path.join(project, "package.json"),
@@ -58,8 +69,8 @@ function newProject(packageName: string, beside: string[]): string {
     tarballs.filter((tarball) => tarball.name === packageName),
     [...beside, "@types/node"],
   );
-  // Linked as installPacked links the rest, but from wherever TYPESCRIPT is.
-  symlinkSync(TYPESCRIPT, path.join(project, "node_modules", "typescript"));
+  // Linked as installPacked links the rest, but from wherever that TypeScript is.
+  symlinkSync(typescript, path.join(project, "node_modules", "typescript"));
   run(process.execPath, [tsc(project), "--init", ...INIT_ARGUMENTS], project);
   return project;
 }
@@ -90,11 +101,20 @@ it("finds TypeScript examples in both package READMEs", () => {
   expect(READMES.filter(({ page }) => !examples.some((example) => example.page === page))).toEqual([]);
 });
 
-it.each(READMES.map(({ page }) => [page]))(
-  "%s says which TypeScript its examples were compiled with, this one among them",
-  (page) => {
+it("compiles with two different TypeScripts, the newer one nested apart from the repository's (or the one named)", () => {
+  const today = path.join(__dirname, "typescript-today", "node_modules", "typescript");
+  const expected = process.env.README_EXAMPLES_TYPESCRIPT
+    ? [process.env.README_EXAMPLES_TYPESCRIPT]
+    : [TYPESCRIPTS[0]?.folder, today];
+  expect(TYPESCRIPTS.map(({ folder }) => folder)).toEqual(expected);
+  expect(new Set(TYPESCRIPTS.map(({ version }) => version)).size).toBe(expected.length);
+});
+
+it.each(READMES.flatMap(({ page }) => TYPESCRIPTS.map(({ version }) => [page, version])))(
+  "%s says its examples were compiled with TypeScript %s",
+  (page, version) => {
     const text = readPage(page).replace(/\s+/g, " ");
-    expect({ page, says: text.includes(`TypeScript ${TYPESCRIPT_VERSION}`) }).toEqual({ page, says: true });
+    expect({ page, says: text.includes(`TypeScript ${version}`) }).toEqual({ page, says: true });
   },
 );
 
@@ -106,10 +126,16 @@ it.each(READMES.map((readme) => [readme.page, readme]))(
   },
 );
 
-it.each(examples.map((example) => [example.block.where, example]))(
-  `%s compiles in a new project with tsc --init's defaults (TypeScript ${TYPESCRIPT_VERSION})`,
-  (where, example) => {
-    const project = newProject(example.package, example.beside);
+it.each(
+  examples.flatMap((example) =>
+    TYPESCRIPTS.map(
+      (typescript) => [example.block.where, typescript.version, example, typescript.folder] as const,
+    ),
+  ),
+)(
+  "%s compiles in a new project with tsc --init's defaults (TypeScript %s)",
+  (where, _version, example, typescript) => {
+    const project = newProject(example.package, example.beside, typescript);
     const tsconfig = readFileSync(path.join(project, "tsconfig.json"), "utf8");
     // The defaults the examples are held to are those tsc --init wrote.
     for (const option of ['"strict": true', '"exactOptionalPropertyTypes": true', '"module": "nodenext"']) {
