@@ -111,28 +111,23 @@ export class ConditionalWriter<T extends { id: string }> {
    * Deletes the resource; false when there was nothing to delete. A DELETE the client made
    * conditional deletes the version its If-Match named, or answers 412; one it did not deletes
    * whatever version is current, so concurrent writes of the resource never make it give up.
+   * Only a conditional one reads the resource first: without preconditions the delete's own answer
+   * says whether there was one, a Cosmos DB round trip fewer.
    */
   async delete(address: DocumentAddress, preconditions: Preconditions): Promise<boolean> {
-    const conditional = hasPreconditions(preconditions);
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      await pause(attempt);
-      const existing = await this.documents.read(address.id, address.partitionKey);
-      checkPreconditions(preconditions, existing?._etag);
-      if (!existing) return false;
-      const outcome = await this.deleteVersion(address, conditional ? existing._etag : undefined);
-      if (outcome === "deleted") return true;
-      // The version the client's If-Match named is gone: another request deleted or replaced it.
-      if (conditional) {
-        throw new PreconditionFailed(
-          outcome === "absent"
-            ? "The resource was deleted by another request."
-            : "The resource has changed: If-Match does not match its current ETag.",
-          "If-Match",
-        );
-      }
-      if (outcome === "absent") return false;
-    }
-    throw this.contention();
+    if (!hasPreconditions(preconditions)) return (await this.deleteVersion(address, undefined)) === "deleted";
+    const existing = await this.documents.read(address.id, address.partitionKey);
+    checkPreconditions(preconditions, existing?._etag);
+    if (!existing) return false;
+    const outcome = await this.deleteVersion(address, existing._etag);
+    if (outcome === "deleted") return true;
+    // The version the client's If-Match named is gone: another request deleted or replaced it.
+    throw new PreconditionFailed(
+      outcome === "absent"
+        ? "The resource was deleted by another request."
+        : "The resource has changed: If-Match does not match its current ETag.",
+      "If-Match",
+    );
   }
 
   private create(address: DocumentAddress, document: T): Promise<Stored<T>> {

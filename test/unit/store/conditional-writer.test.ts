@@ -114,3 +114,23 @@ it("deletes on an unconditional DELETE even when another write replaces the reso
   expect(await store.read("x", "p")).toBeUndefined();
   expect(replaced).toBeGreaterThan(0);
 });
+
+it("reads before a DELETE only when the client set a precondition: the delete's own answer is enough otherwise", async () => {
+  const { store, writer } = setUp();
+  const { document } = await writer.put(address, {}, build(1));
+  const read = store.read.bind(store);
+  let reads = 0;
+  store.read = async (id, partitionKey) => {
+    reads += 1;
+    return read(id, partitionKey);
+  };
+  expect(await writer.delete(address, {})).toBe(true);
+  expect(await writer.delete(address, {})).toBe(false);
+  expect(reads).toBe(0);
+  await writer.put(address, {}, build(2));
+  reads = 0;
+  await expect(writer.delete(address, { ifMatch: [document._etag] })).rejects.toBeInstanceOf(
+    PreconditionFailed,
+  );
+  expect(reads).toBe(1);
+});
