@@ -4,31 +4,40 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { QueueClient } from "@azure/storage-queue";
+import type { WorkerReport } from "../dev/functions-worker";
 import { projectRoot } from "../dev/local-paths";
 import { startServiceBusStandIn } from "../dev/stand-ins/service-bus";
 import { loadConfig } from "../src/config";
 import { startBackingServices } from "./cold-start";
 import { runWorker } from "./deployment-package";
+import { requestUnits } from "./request-units";
 
 /**
  * What each operation costs in the work Azure bills: HTTP round trips to Cosmos DB and to Storage
- * (counted in the app's process as it sends them: dev/functions-worker-main.js), Service Bus
- * messages (counted by the broker) and Function executions (one per invocation). The deployment
- * package runs as the Functions worker runs it, with the function keys (under Entra ID a caller's
- * grants add a read on a cold cache: the auth part of the bench measures that). Each operation
- * runs twice in one process and the second is reported: the Cosmos DB SDK's account and container
- * reads, and the service's caches, are a new instance's cost, shown apart on the first row.
+ * (counted in the app's process as it sends them: dev/functions-worker-main.js), the request units
+ * those Cosmos DB requests imply (bench/request-units.ts), Service Bus messages (counted by the
+ * broker) and Function executions (one per invocation). The deployment package runs as the
+ * Functions worker runs it, with the function keys (under Entra ID a caller's grants add a read on
+ * a cold cache, once per AUTH_CACHE_SECONDS). Each operation runs twice in one process and the
+ * second is reported: the SDK's account read and the service's caches are a new instance's cost,
+ * shown apart. Each row has the least its guarantees need, and why any call above it is made.
  */
 export interface OperationCount {
   operation: string;
   cosmos: number;
+  /** Request units, priced from the documents' sizes. */
+  ru: number;
   storage: number;
   /** What those requests were, `METHOD path`, for reading why. */
   requests: string[];
 }
 
+export interface CountedRow extends OperationCount {
+  minimum: Minimum;
+}
+
 export interface OperationCounts {
-  rows: OperationCount[];
+  rows: CountedRow[];
   /** The first request of a new instance: the SDK's metadata reads included. */
   firstRequest: OperationCount;
   /** Every queue message of the run, the first (which fills the endpoint cache) apart. */
@@ -40,6 +49,18 @@ export interface OperationCounts {
     rest: OperationCount;
   };
 }
+
+/** The fewest Cosmos DB and Storage round trips an operation's guarantees allow, and why. */
+interface Minimum {
+  cosmos: number;
+  storage: number;
+  why: string;
+  /** Why the service makes more calls than the minimum, when it does. */
+  above?: string;
+}
+
+const QUERY_PLAN =
+  "@azure/cosmos sends a query-plan request beside every new query's first page (queryIterator.js, fetchQueryPlan), whatever the options; in parallel, so no longer wait";
 
 const BASE = "http://127.0.0.1:7071";
 const INSTANCE =
@@ -75,78 +96,145 @@ function event(id: string) {
   return { id, source: "/twins/counts", specversion: "1.0", type: "Twin.Update", data: { id } };
 }
 
-/** Each operation, as [label, step]; each runs twice and the second is counted. */
+/** Each operation: its label, the least it needs, and two steps, of which the second is counted. */
 function operations(connection: string) {
-  const profile = { authenticationProfileName: "counted" };
+  const named = (name: string) => ({ authenticationProfileName: name });
   const endpoint = { ...INSTANCE_PARAMS, endpointName: "counted" };
   const content = { authenticationProfileContent: '{"AllowDBUserOverride":"1"}' };
   const secrets = { queuePrimaryConnectionString: connection, queueSecondaryConnectionString: connection };
   const cloudEvents = { "content-type": "application/cloudevents-batch+json" };
+  const putProfile = (name: string) =>
+    http("authenticationProfiles-put", "PUT", `/authenticationProfiles/${name}`, named(name), content);
+  const deleteProfile = (name: string) =>
+    http("authenticationProfiles-delete", "DELETE", `/authenticationProfiles/${name}`, named(name));
+  const ingest = (events: number) =>
+    http(
+      "twinEvents-ingest",
+      "POST",
+      `${INSTANCE}/events`,
+      INSTANCE_PARAMS,
+      Array.from({ length: events }, () => event(randomUUID())),
+      cloudEvents,
+    );
+  const read = (why: string): Minimum => ({ cosmos: 1, storage: 0, why });
+  const readThenWrite: Minimum = {
+    cosmos: 2,
+    storage: 0,
+    why: "a read (200 or 201, the systemData kept, the merge) and a write on its ETag (no lost update)",
+  };
+  const listPage: Minimum = { cosmos: 1, storage: 0, why: "one query page", above: QUERY_PLAN };
+  const counted = putProfile("counted");
+  const missing = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Migrate/assessmentProjects/p";
   return [
     [
-      "PUT a profile (replace)",
-      http("authenticationProfiles-put", "PUT", "/authenticationProfiles/counted", profile, content),
+      "PUT a profile (create)",
+      {
+        cosmos: 3,
+        storage: 0,
+        why: "a read (201 or 200), the quota ledger's read, one batch writing the profile and the ledger (an exact count on every host)",
+      },
+      putProfile("created-1"),
+      putProfile("created-2"),
     ],
-    ["GET a profile", http("authenticationProfiles-get", "GET", "/authenticationProfiles/counted", profile)],
+    ["PUT a profile (replace)", readThenWrite, counted, counted],
+    [
+      "GET a profile",
+      read("one point read"),
+      ...twice(
+        http("authenticationProfiles-get", "GET", "/authenticationProfiles/counted", named("counted")),
+      ),
+    ],
     [
       "PATCH a profile",
-      http("authenticationProfiles-patch", "PATCH", "/authenticationProfiles/counted", profile, content),
+      readThenWrite,
+      ...twice(
+        http(
+          "authenticationProfiles-patch",
+          "PATCH",
+          "/authenticationProfiles/counted",
+          named("counted"),
+          content,
+        ),
+      ),
     ],
-    ["list profiles (one page)", http("authenticationProfiles-list", "GET", "/authenticationProfiles", {})],
+    [
+      "DELETE a profile",
+      {
+        cosmos: 2,
+        storage: 0,
+        why: "the quota ledger's read, one batch deleting the profile and uncounting it",
+      },
+      deleteProfile("created-1"),
+      deleteProfile("created-2"),
+    ],
+    [
+      "list profiles (one page)",
+      listPage,
+      ...twice(http("authenticationProfiles-list", "GET", "/authenticationProfiles", {})),
+    ],
     [
       "PUT an endpoint (replace)",
-      http("queueEndpoints-put", "PUT", `${INSTANCE}/endpoints/counted`, endpoint, secrets),
+      readThenWrite,
+      ...twice(http("queueEndpoints-put", "PUT", `${INSTANCE}/endpoints/counted`, endpoint, secrets)),
     ],
-    ["GET an endpoint", http("queueEndpoints-get", "GET", `${INSTANCE}/endpoints/counted`, endpoint)],
+    [
+      "GET an endpoint",
+      read("one point read"),
+      ...twice(http("queueEndpoints-get", "GET", `${INSTANCE}/endpoints/counted`, endpoint)),
+    ],
     [
       "list an instance's endpoints",
-      http("queueEndpoints-list", "GET", `${INSTANCE}/endpoints`, INSTANCE_PARAMS),
+      listPage,
+      ...twice(http("queueEndpoints-list", "GET", `${INSTANCE}/endpoints`, INSTANCE_PARAMS)),
     ],
-    [
-      "ingest 1 event",
-      http(
-        "twinEvents-ingest",
-        "POST",
-        `${INSTANCE}/events`,
-        INSTANCE_PARAMS,
-        [event(randomUUID())],
-        cloudEvents,
-      ),
-    ],
+    ["ingest 1 event", { cosmos: 0, storage: 1, why: "one queue message" }, ingest(1), ingest(1)],
     [
       "ingest 100 events (one request)",
-      http(
-        "twinEvents-ingest",
-        "POST",
-        `${INSTANCE}/events`,
-        INSTANCE_PARAMS,
-        Array.from({ length: 100 }, () => event(randomUUID())),
-        cloudEvents,
-      ),
+      { cosmos: 0, storage: 1, why: "one queue message" },
+      ingest(100),
+      ingest(100),
     ],
     [
       "GET a missing assessment",
-      http(
-        "clusterAssessments-get",
-        "GET",
-        `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Migrate/assessmentProjects/p/clusterAssessments/missing`,
-        { subscriptionId: "s", resourceGroupName: "rg", projectName: "p", assessmentName: "missing" },
+      read("one point read (its 404)"),
+      ...twice(
+        http("clusterAssessments-get", "GET", `${missing}/clusterAssessments/missing`, {
+          subscriptionId: "s",
+          resourceGroupName: "rg",
+          projectName: "p",
+          assessmentName: "missing",
+        }),
       ),
     ],
   ] as const;
 }
 
-function counted(operation: string, requests: string[], cosmosHost: string): OperationCount {
-  const cosmos = requests.filter((request) => request.split(" ")[1]?.startsWith(cosmosHost)).length;
-  return {
-    operation,
-    cosmos,
-    storage: requests.length - cosmos,
-    requests: requests.map((request) => {
+function twice<T>(step: T): [T, T] {
+  return [step, step];
+}
+
+type Step = WorkerReport["steps"][number];
+
+/** What the steps sent, as one row: paths shortened to `collection/id` for reading. */
+function counted(operation: string, steps: Step[], cosmosHost: string): OperationCount {
+  const row: OperationCount = { operation, cosmos: 0, ru: 0, storage: 0, requests: [] };
+  for (const step of steps) {
+    step.requests.forEach((request, index) => {
       const [method, target = ""] = request.split(" ");
-      return `${method} ${target.slice(target.indexOf("/"))}`;
-    }),
-  };
+      const path = target.slice(target.indexOf("/"));
+      if (!target.startsWith(cosmosHost)) {
+        row.storage++;
+        row.requests.push(`${method} ${path}`);
+        return;
+      }
+      const facts = step.responses[index] ?? { status: 0, bytes: 0 };
+      row.cosmos++;
+      row.ru += requestUnits(request, facts);
+      const short = path.replace(/^\/dbs\/[^/]+\/colls\//, "").replace("/docs", "");
+      row.requests.push(`${facts.cosmos ?? method} ${short || "/"}`);
+    });
+  }
+  return row;
 }
 
 /** How many events a queue message carries, plain (`events`) or compressed (`eventsGzip`). */
@@ -174,22 +262,26 @@ export async function benchOperationCounts(): Promise<OperationCounts> {
     serviceBus.ensureSubscription(topic, "all");
     const connection = serviceBus.connectionString(topic);
 
-    // Creates first (not counted), then every operation twice in one process.
+    // The resources the operations act on first (the first is a new instance's first request),
+    // then every operation's two steps in one process.
     const list = operations(connection);
-    const creates = [list[0][1], list[4][1]];
-    const steps = [...creates, ...list.flatMap(([, step]) => [step, step])];
-    const { report } = await runWorker(stage, env, steps);
+    const setup = [list[1][2], list[6][2]];
+    const { report } = await runWorker(stage, env, [
+      ...setup,
+      ...list.flatMap(([, , warm, step]) => [warm, step]),
+    ]);
     // Each answers 2xx but the missing assessment's GET, a 404 after one read.
     const failed = report.steps.find(
       (step) => step.error || ((step.http?.status ?? 200) >= 300 && step.http?.status !== 404),
     );
     if (failed) throw new Error(`an operation failed: ${failed.error ?? JSON.stringify(failed.http)}`);
-    const rows = list.map(([label], index) =>
-      counted(label, report.steps[creates.length + index * 2 + 1]?.requests ?? [], cosmosHost),
-    );
+    const rows = list.map(([label, minimum], index) => ({
+      ...counted(label, report.steps.slice(setup.length + index * 2 + 1).slice(0, 1), cosmosHost),
+      minimum,
+    }));
     const firstRequest = counted(
       "the first request of a new instance (PUT, a create)",
-      report.steps[0]?.requests ?? [],
+      report.steps.slice(0, 1),
       cosmosHost,
     );
 
@@ -216,12 +308,8 @@ export async function benchOperationCounts(): Promise<OperationCounts> {
         events,
         messages: messages.length,
         serviceBusMessages: serviceBus.topicStats(topic).accepted - before,
-        first: counted("the first message", delivered.report.steps[0]?.requests ?? [], cosmosHost),
-        rest: counted(
-          "the others",
-          delivered.report.steps.slice(1).flatMap((step) => step.requests),
-          cosmosHost,
-        ),
+        first: counted("the first message", delivered.report.steps.slice(0, 1), cosmosHost),
+        rest: counted("the others", delivered.report.steps.slice(1), cosmosHost),
       },
     };
   } finally {
@@ -232,21 +320,34 @@ export async function benchOperationCounts(): Promise<OperationCounts> {
 }
 
 export function printOperationCounts(counts: OperationCounts): void {
-  const line = (label: string, cosmos: string, storage: string, rest: string) =>
-    console.log(`  ${label.padEnd(52)} ${cosmos.padEnd(10)} ${storage.padEnd(9)} ${rest}`);
+  const line = (label: string, cosmos: string, ru: string, storage: string, rest: string) =>
+    console.log(`  ${label.padEnd(34)} ${cosmos.padEnd(11)} ${ru.padEnd(6)} ${storage.padEnd(9)} ${rest}`);
+  const figure = (count: number, least: number) => (count === least ? `${count}` : `${count} (${least})`);
   console.log("");
-  line("operation (warm: its second run in the process)", "Cosmos DB", "Storage", "what they were");
-  for (const row of [...counts.rows, counts.firstRequest]) {
-    line(row.operation, String(row.cosmos), String(row.storage), row.requests.join(", "));
+  line("operation (warm)", "Cosmos DB", "RU ≈", "Storage", "the least it needs; why more");
+  for (const row of counts.rows) {
+    const { minimum } = row;
+    const above = row.cosmos > minimum.cosmos || row.storage > minimum.storage;
+    line(
+      row.operation,
+      figure(row.cosmos, minimum.cosmos),
+      row.ru.toFixed(1),
+      figure(row.storage, minimum.storage),
+      `${minimum.why}${above ? `; more: ${minimum.above ?? "NOT EXPLAINED"}` : ""}`,
+    );
   }
-  const { delivery } = counts;
+  console.log("  (n): the least the operation's guarantees need, where the service makes more calls.");
+  const { firstRequest, delivery } = counts;
+  console.log(
+    `  ${firstRequest.operation}: ${firstRequest.cosmos} Cosmos DB round trips (${firstRequest.requests.join(", ")}): the SDK's account read, once a process; the quota ledger's first read finds none and counts the scope's profiles (a query and its plan), once a scope.`,
+  );
   console.log(
     `  delivery: ${delivery.events} events in ${delivery.messages} queue messages, one Function execution each: ` +
       `${delivery.serviceBusMessages} Service Bus messages (${(delivery.serviceBusMessages / delivery.events).toFixed(2)} an event); ` +
       `the first message ${delivery.first.cosmos} Cosmos DB and ${delivery.first.storage} Storage requests (${delivery.first.requests.join(", ")}), ` +
-      `the other ${delivery.messages - 1} together ${delivery.rest.cosmos} and ${delivery.rest.storage}.`,
+      `the other ${delivery.messages - 1} together ${delivery.rest.cosmos} and ${delivery.rest.storage}: the least, 0 and 0, with a warm endpoint cache.`,
   );
   console.log(
-    "  Every API call is one Function execution. Storage here is the event queue (ingest) and, on delivery, what the host's queue trigger does not do for it; the trigger's own dequeue and delete are the host's (1 each per message).",
+    "  The first message's two account reads: the endpoint query and its plan go out at once on a new client, and the SDK does not share an account read in flight. Storage here is the event queue (ingest); the trigger's own dequeue and delete are the host's (1 each per message).",
   );
 }

@@ -90,7 +90,17 @@ export interface WorkerReport {
   loadedAtStart: string[];
   loadedAtEnd: string[];
   /** Each step's time, answer (HTTP) or error, and the HTTP requests the app sent meanwhile. */
-  steps: { ms: number; http?: HttpResult; error?: string; requests: string[] }[];
+  steps: { ms: number; http?: HttpResult; error?: string; requests: string[]; responses: RequestFacts[] }[];
+}
+
+/** One request of `requests`, at the same index: its answer, and what kind of request it was. */
+export interface RequestFacts {
+  /** 0 when no answer came before the step ended. */
+  status: number;
+  /** The answer's Content-Length. */
+  bytes: number;
+  /** A Cosmos DB request that is not a plain read or write, from its headers. */
+  cosmos?: "query" | "query plan" | "batch";
 }
 
 export interface LogLine {
