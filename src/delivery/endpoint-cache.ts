@@ -37,9 +37,18 @@ function holds(endpoints: DeliveryEndpoint[], entry: Entry, wanted: WantedVersio
  * cache, so the version travels in the message, not in a signal between hosts. A version the fresh
  * read does not hold either (the endpoint changed again since) is remembered as superseded, so
  * further messages owed under it do not read again.
+ *
+ * Entries are kept in the order they were read, so the expired ones are at the front: each call
+ * drops them, secrets and all. The cache holds the instances delivered to within the TTL, not every
+ * instance this host has ever seen.
  */
 export class EndpointCache implements EndpointSource {
   private readonly entries = new Map<string, Entry>();
+
+  /** Instances whose endpoints are held, for checks. */
+  get size(): number {
+    return this.entries.size;
+  }
 
   constructor(
     private readonly endpoints: EndpointService,
@@ -49,6 +58,7 @@ export class EndpointCache implements EndpointSource {
 
   async forInstance(instance: InstancePath, wanted?: WantedVersion): Promise<DeliveryEndpoint[]> {
     const key = instanceKey(instance);
+    this.dropExpired();
     let entry = this.entries.get(key);
     if (!entry || entry.expires <= this.now()) entry = this.load(key, instance, new Set());
     const endpoints = await entry.endpoints;
@@ -64,11 +74,21 @@ export class EndpointCache implements EndpointSource {
   private load(key: string, instance: InstancePath, superseded: Set<string>): Entry {
     const endpoints = this.endpoints.listForDelivery(instance);
     const entry = { expires: this.now() + this.ttlMs, endpoints, superseded };
+    // Deleted first, so that the entry goes to the back: the map stays in the order of expiry.
+    this.entries.delete(key);
     this.entries.set(key, entry);
     // A failed read is not cached: the next message asks again.
     endpoints.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
     });
     return entry;
+  }
+
+  private dropExpired(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) {
+      if (entry.expires > now) return;
+      this.entries.delete(key);
+    }
   }
 }

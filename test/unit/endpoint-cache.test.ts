@@ -1,0 +1,61 @@
+import { EndpointCache } from "../../src/delivery/endpoint-cache";
+import type { InstancePath } from "../../src/endpoints/endpoint-path";
+import type { EndpointService } from "../../src/endpoints/endpoint-service";
+
+// What the cache holds over time: an instance's endpoints (their secrets opened) stay only while it
+// has traffic within the TTL, however many instances the host has delivered to.
+const TTL_MS = 30_000;
+
+function setUp() {
+  let now = 0;
+  const reads: string[] = [];
+  const service = {
+    listForDelivery: async (path: InstancePath) => {
+      reads.push(path.instanceName);
+      return [];
+    },
+  } as unknown as EndpointService;
+  const cache = new EndpointCache(service, TTL_MS, () => now);
+  const instance = (name: string): InstancePath => ({
+    subscriptionId: "00000000-0000-0000-0000-000000000001",
+    resourceGroupName: "rg",
+    instanceName: name,
+  });
+  return { cache, reads, instance, advance: (ms: number) => (now += ms) };
+}
+
+it("reads an instance once per TTL, however many messages it has", async () => {
+  const { cache, reads, instance, advance } = setUp();
+  for (let i = 0; i < 5; i++) await cache.forInstance(instance("busy"));
+  advance(TTL_MS - 1);
+  await cache.forInstance(instance("busy"));
+  advance(1);
+  await cache.forInstance(instance("busy"));
+  expect(reads).toEqual(["busy", "busy"]);
+});
+
+it("drops the instances that had no traffic within the TTL, and keeps those that did", async () => {
+  const { cache, instance, advance } = setUp();
+  for (let i = 0; i < 1000; i++) await cache.forInstance(instance(`once-${i}`));
+  expect(cache.size).toBe(1000);
+  advance(TTL_MS / 2);
+  await cache.forInstance(instance("steady"));
+  advance(TTL_MS / 2);
+  // The thousand are past their TTL; "steady" is not, and the next call sees it held.
+  await cache.forInstance(instance("another"));
+  expect(cache.size).toBe(2);
+});
+
+it("keeps its entries in the order of expiry when an instance is read again", async () => {
+  const { cache, reads, instance, advance } = setUp();
+  await cache.forInstance(instance("a"));
+  advance(10_000);
+  await cache.forInstance(instance("b"));
+  advance(TTL_MS - 10_000);
+  await cache.forInstance(instance("a")); // expired: read again, now the newest
+  advance(10_000);
+  await cache.forInstance(instance("c")); // b expires here; a must survive although first in
+  expect(cache.size).toBe(2);
+  await cache.forInstance(instance("a"));
+  expect(reads).toEqual(["a", "b", "a", "c"]);
+});
