@@ -23,7 +23,7 @@ function delayedPipe(from: net.Socket, to: net.Socket, holdMs: number): void {
     while (queue.length > 0 && (queue[0] as { due: number }).due <= now) {
       const { chunk } = queue.shift() as { chunk: Buffer };
       // Back-pressure: stop reading while the other side's buffer is full.
-      if (!to.destroyed && !to.write(chunk)) {
+      if (!to.destroyed && !to.write(chunk) && !from.isPaused()) {
         from.pause();
         to.once("drain", () => from.resume());
       }

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { deflateRawSync } from "node:zlib";
 import type { WorkerReport, WorkerStep } from "../dev/functions-worker";
 import { projectRoot } from "../dev/local-paths";
-import { measureNodeFloor, runChild, startBackingServices } from "./cold-start";
+import { measureNodeFloor, runChild, startBackingServices } from "./backing-services";
 import { formatRange, goalVerdict, type Rounds, roundErrors, runRounds } from "./rounds";
 
 /**

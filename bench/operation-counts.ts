@@ -8,7 +8,7 @@ import type { WorkerReport } from "../dev/functions-worker";
 import { projectRoot } from "../dev/local-paths";
 import { startServiceBusStandIn } from "../dev/stand-ins/service-bus";
 import { loadConfig } from "../src/config";
-import { startBackingServices } from "./cold-start";
+import { startBackingServices } from "./backing-services";
 import { runWorker } from "./deployment-package";
 import { requestUnits } from "./request-units";
 

@@ -1,206 +1,104 @@
-import { benchAuth } from "./auth-bench";
-import { printAuthComparison } from "./auth-report";
-import { benchColdStart } from "./cold-start";
-import { printColdStart } from "./cold-start-report";
-import { benchCosmosJournal, printCosmosJournal } from "./cosmos-journal-bench";
+import { mkdirSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { projectRoot } from "../dev/local-paths";
 import { behindRelay, serviceBusPort, spawnDelayRelay } from "./delay-relay-process";
-import { benchDelivery } from "./delivery-bench";
+import { benchDelivery } from "./delivery";
+import { deliveryCharts, printDelivery } from "./delivery-report";
 import { benchDeploymentPackage, printDeploymentPackage } from "./deployment-package";
 import { positiveInteger, positiveIntegers } from "./env";
-import { benchFanOut } from "./fanout-bench";
-import { HostWarnings } from "./host-warnings";
-import { benchHttp } from "./http-bench";
-import { printHttpComparison } from "./http-report";
-import { type IngestDriver, spawnIngestDriver } from "./ingest-driver";
-import { benchLatency } from "./latency-bench";
-import { BENCH_FUNCTION_KEY, startBenchStack } from "./local-stack";
+import { benchHandlers, printHandlers } from "./handler-bench";
+import { startBenchStack } from "./local-stack";
 import { benchOperationCounts, printOperationCounts } from "./operation-counts";
-import { printDelivery, printFanOut, printLatency } from "./report";
-import { benchSoak } from "./soak-bench";
-import { printSoak } from "./soak-report";
+import { benchScaleCurves, printScaleCurves, scaleCharts, scaleSizes } from "./scale-curves";
+import { type ChartSpec, lineChart } from "./svg-chart";
 
 /**
- * `npm run bench`: each figure of the project's performance goals next to its baseline, as ranges
- * over several rounds (a round that fails is reported). A benchmark, not a test: it reports, and
- * fails only if it cannot run. Sizes come from the environment (see docs/performance.md);
- * BENCH_ONLY=cosmos,package,counts,http,auth,delivery,fanout,latency,soak,coldstart runs some parts.
+ * `npm run bench` (`npm run bench:node22` on the Node.js infra/ deploys): the service's own work,
+ * each figure beside the least program doing the same job, as ranges over rounds with the rounds
+ * that held each goal. A benchmark, not a test: it reports, and fails only if it cannot run.
+ * BENCH_ONLY=package,counts,handler,delivery,scale picks parts; sizes: docs/performance.md.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
-/** The shape of the ingest traffic (issue 21): requests of 100 events, 4 in flight. */
-const INGEST_SHAPE = {
-  perRequest: positiveInteger("BENCH_REQUEST_EVENTS", 100),
-  inFlight: positiveInteger("BENCH_IN_FLIGHT", 4),
-};
+const PARTS = ["package", "counts", "handler", "delivery", "scale"];
+const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
+const CHARTS = path.resolve(projectRoot(), process.env.BENCH_CHARTS ?? "docs/charts");
 const DELIVERY = {
   events: positiveInteger("BENCH_EVENTS", 5000),
   perEventEvents: positiveInteger("BENCH_PER_EVENT_EVENTS", 300),
-  shape: INGEST_SHAPE,
+  requestEvents: positiveInteger("BENCH_REQUEST_EVENTS", 100),
   rounds: ROUNDS,
+  // 46 KB, not 64: ingest refuses an event over 47,104 bytes (a queue message holds 64 KiB in base64).
+  sizesKb: positiveIntegers("BENCH_EVENT_KB", [1, 16, 46]),
+  endpoints: positiveIntegers("BENCH_ENDPOINTS", [1, 2, 3, 4, 5, 6]),
+  budgetMb: positiveInteger("BENCH_DELIVERY_MB", 20),
 };
-const FANOUT = {
-  levels: positiveIntegers("BENCH_FANOUT", [1, 6]),
-  events: positiveInteger("BENCH_FANOUT_EVENTS", 5000),
-  shape: INGEST_SHAPE,
-  rounds: ROUNDS,
-};
-const LATENCY = {
-  eventsPerSecond: positiveInteger("BENCH_LATENCY_RATE", 200),
-  seconds: positiveInteger("BENCH_LATENCY_SECONDS", 10),
-  rounds: ROUNDS,
-};
-const SOAK = {
-  events: positiveInteger("BENCH_SOAK_EVENTS", 250000),
-  batch: positiveInteger("BENCH_SOAK_BATCH", 20),
-  eventsPerSecond: positiveInteger("BENCH_SOAK_RATE", 2000),
-  window: positiveInteger("BENCH_SOAK_WINDOW", 10000),
-  timeoutSeconds: positiveInteger("BENCH_SOAK_TIMEOUT_SECONDS", 30),
-  ...(process.env.BENCH_SOAK_TIMELINE && { timelineFile: process.env.BENCH_SOAK_TIMELINE }),
-};
-const HTTP = {
-  requests: positiveInteger("BENCH_HTTP_REQUESTS", 4000),
-  creates: positiveInteger("BENCH_HTTP_CREATES", 300),
-  concurrencies: positiveIntegers("BENCH_HTTP_CONCURRENCY", [8, 16]),
-  rounds: positiveInteger("BENCH_HTTP_ROUNDS", 5),
-  ...(process.env.BENCH_HTTP_CPU_PROFILE && { cpuProfileDir: process.env.BENCH_HTTP_CPU_PROFILE }),
-};
-const AUTH = {
-  requests: positiveInteger("BENCH_AUTH_REQUESTS", 2000),
-  concurrency: positiveInteger("BENCH_AUTH_CONCURRENCY", 8),
-  rounds: positiveInteger("BENCH_AUTH_ROUNDS", 5),
-};
-const COLDSTART_ROUNDS = positiveInteger("BENCH_COLDSTART_ROUNDS", 5);
-const COSMOS = {
-  writes: positiveInteger("BENCH_COSMOS_WRITES", 2000),
-  concurrencies: positiveIntegers("BENCH_COSMOS_CONCURRENCY", [1, 16]),
-  rounds: ROUNDS,
-};
-const PARTS = [
-  "cosmos",
-  "package",
-  "counts",
-  "http",
-  "auth",
-  "delivery",
-  "fanout",
-  "latency",
-  "soak",
-  "coldstart",
-];
-const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
 
-/** Before the stack starts: two Cosmos servers of its own, and nothing else running beside them. */
-async function benchCosmos(): Promise<void> {
+function part(name: string, description: string): boolean {
+  if (!ONLY.has(name)) return false;
   console.log("");
-  console.log(
-    `Cosmos stand-in: ${COSMOS.writes} creates per store per round through @azure/cosmos, ${COSMOS.concurrencies.join(" and ")} in flight, with its journal (each write on disk before its answer) vs in memory; ${COSMOS.rounds} rounds.`,
-  );
-  printCosmosJournal(await benchCosmosJournal(COSMOS), COSMOS.concurrencies);
+  console.log(`${name}: ${description}`);
+  return true;
 }
 
-/** Before the stack starts too: the staged package, with a Cosmos server and Azurite of its own. */
-async function benchPackage(): Promise<void> {
-  console.log("");
-  console.log(
-    `Deployment package: infra/scripts/stage-package.js's, loaded as the Functions worker loads it (dev/functions-worker.ts), beside the unbundled build; ${COLDSTART_ROUNDS} rounds.`,
-  );
-  printDeploymentPackage(await benchDeploymentPackage(COLDSTART_ROUNDS));
+/** Each chart as an SVG file named after its title, under BENCH_CHARTS. */
+function writeCharts(charts: ChartSpec[]): void {
+  mkdirSync(CHARTS, { recursive: true });
+  for (const chart of charts) {
+    const name = chart.title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "");
+    writeFileSync(path.join(CHARTS, `${name}.svg`), lineChart(chart));
+    console.log(`  chart: ${path.relative(projectRoot(), path.join(CHARTS, `${name}.svg`))}`);
+  }
+}
+
+async function benchDeliveryPart(): Promise<void> {
+  const direct = await startBenchStack();
+  const relay = await spawnDelayRelay(serviceBusPort(direct.serviceBus.connectionString()), RTT_MS);
+  const stop = () => void Promise.all([direct.stop(), relay.close()]).finally(() => process.exit(130));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const results = await benchDelivery(behindRelay(direct, relay), DELIVERY);
+    printDelivery(results);
+    writeCharts(deliveryCharts(results));
+  } finally {
+    await relay.close();
+    await direct.stop();
+  }
 }
 
 async function main(): Promise<void> {
   if (!(RTT_MS >= 0)) throw new Error("BENCH_RTT_MS must be a number of milliseconds, 0 or more");
-  if (ONLY.has("cosmos")) await benchCosmos();
-  if (ONLY.has("package")) await benchPackage();
-  if (ONLY.has("counts")) {
-    console.log("");
-    console.log(
-      "Work per operation: round trips to Cosmos DB and Storage as the deployment package sends them, Service Bus messages and Function executions (bench/operation-counts.ts).",
-    );
+  console.log(`Node.js ${process.version}, ${ROUNDS} rounds where a part has rounds.`);
+  const packageRounds = positiveInteger("BENCH_PACKAGE_ROUNDS", 5);
+  if (part("package", `the deployment package as the Functions worker loads it; ${packageRounds} rounds.`))
+    printDeploymentPackage(await benchDeploymentPackage(packageRounds));
+  if (part("counts", "round trips, request units, messages and executions per operation, from the package."))
     printOperationCounts(await benchOperationCounts());
-  }
-  const BEFORE_STACK = new Set(["cosmos", "package", "counts"]);
-  if (!PARTS.some((part) => !BEFORE_STACK.has(part) && ONLY.has(part))) return;
-  console.log(`Starting the local stack (Cosmos server, Azurite, Service Bus stand-in, local host)...`);
-  const warnings = new HostWarnings();
-  const direct = await startBenchStack({}, { log: warnings.logger });
-  const report = (part: string) => {
-    for (const line of warnings.drain(part)) console.log(line);
-  };
-  const relay = await spawnDelayRelay(serviceBusPort(direct.serviceBus.connectionString()), RTT_MS);
-  const stack = behindRelay(direct, relay);
-  const stop = () => void Promise.all([direct.stop(), relay.close()]).finally(() => process.exit(130));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  let driver: IngestDriver | undefined;
-  const ingestDriver = async () => {
-    driver ??= await spawnIngestDriver(stack.baseUrl, BENCH_FUNCTION_KEY);
-    return driver;
-  };
-  console.log(
-    `Every Service Bus client (the host's, the baselines', the subscribers') goes through a delay relay: ${RTT_MS} ms round trip.`,
-  );
-  try {
-    if (ONLY.has("http")) {
-      console.log("");
-      console.log(
-        `HTTP: the service vs a bare node:http server doing the same Cosmos calls (GET = 1 point read, PUT replace = read + replace), each a child process, driven by one long-lived driver process; ${HTTP.requests} requests per server per round, ${HTTP.rounds} rounds, ${HTTP.concurrencies.join(" and ")} in flight.`,
-      );
-      printHttpComparison(await benchHttp(stack, HTTP));
-      report("http");
-    }
-    if (ONLY.has("auth")) {
-      console.log("");
-      console.log(
-        `Auth: GET of a profile under AUTH_MODE=entra (bearer token from the local issuer, Reader by a role assignment) vs under keys, two hosts on the same stack; ${AUTH.requests} requests per host per round, ${AUTH.rounds} rounds, ${AUTH.concurrency} in flight.`,
-      );
-      printAuthComparison(await benchAuth(stack, AUTH));
-      report("auth");
-    }
-    if (ONLY.has("delivery")) {
-      console.log("");
-      console.log(
-        `Delivery: ${DELIVERY.events} events end to end (requests of ${INGEST_SHAPE.perRequest}, ${INGEST_SHAPE.inFlight} in flight) and by the raw SDK batched; ${DELIVERY.perEventEvents} sent one by one; ${ROUNDS} rounds.`,
-      );
-      printDelivery(await benchDelivery({ stack, driver: await ingestDriver() }, DELIVERY));
-      report("delivery");
-    }
-    if (ONLY.has("fanout")) {
-      console.log("");
-      console.log(
-        `Fan-out: ${FANOUT.events} events (requests of ${INGEST_SHAPE.perRequest}, ${INGEST_SHAPE.inFlight} in flight) to an instance with ${FANOUT.levels.join(", ")} endpoints, and the raw SDK's batched sends of as many events to as many topics (a topic and subscriber each); ${ROUNDS} rounds.`,
-      );
-      printFanOut(await benchFanOut({ stack, driver: await ingestDriver() }, FANOUT));
-      report("fan-out");
-    }
-    if (ONLY.has("latency")) {
-      console.log("");
-      console.log(
-        `Latency: ${LATENCY.eventsPerSecond} events/s for ${LATENCY.seconds} s after a 3 s warm-up, one event per ingest request, ingest request -> broker acknowledgement; ${ROUNDS} rounds.`,
-      );
-      printLatency(await benchLatency(stack, LATENCY));
-      report("latency");
-    }
-    if (ONLY.has("soak")) {
-      console.log("");
-      console.log(
-        `Soak: ${SOAK.events.toLocaleString("en-US")} events through the same stack, ${SOAK.batch} per ingest request at ${SOAK.eventsPerSecond.toLocaleString("en-US")} events/s (open loop, one instance, one endpoint); ingest answer times per ${SOAK.window.toLocaleString("en-US")} events, a request unanswered after ${SOAK.timeoutSeconds} s counted as such.`,
-      );
-      printSoak(await benchSoak(stack, SOAK), SOAK.window);
-      report("soak");
-    }
-    if (ONLY.has("coldstart")) {
-      console.log("");
-      console.log(
-        `Cold start: require of dist/functions/*.js in a fresh node, and the local host's first answer from spawn; ${COLDSTART_ROUNDS} rounds.`,
-      );
-      printColdStart(await benchColdStart(COLDSTART_ROUNDS));
-    }
-    console.log("");
-    console.log(`Service Bus connections through the relay: ${await relay.connections()}.`);
-  } finally {
-    await driver?.close();
-    await relay.close();
-    await direct.stop();
+  const requests = positiveInteger("BENCH_HANDLER_REQUESTS", 2000);
+  if (
+    part(
+      "handler",
+      `CPU per request of the registered handler vs a minimal one; ${requests} requests a round.`,
+    )
+  )
+    printHandlers(await benchHandlers(ROUNDS, requests));
+  if (
+    part(
+      "delivery",
+      `the queue function vs a bare forwarder, from a filled queue to the topics' subscribers, every Service Bus client through a ${RTT_MS} ms round-trip relay.`,
+    )
+  )
+    await benchDeliveryPart();
+  if (
+    part("scale", "what the endpoint cache does as instances with traffic grow; a list as stored items grow.")
+  ) {
+    const curves = await benchScaleCurves(scaleSizes());
+    printScaleCurves(curves);
+    writeCharts(scaleCharts(curves));
   }
 }
 

@@ -1,8 +1,21 @@
 import { TWINS_INSTANCE_PATH } from "../src/common/arm-path";
-import { makeEvents } from "./bench-events";
+import type { CloudEvent } from "../src/events/cloud-event";
 import { BENCH_FUNCTION_KEY, type BenchStack } from "./local-stack";
 
-export { makeEvents };
+/** `count` twin-update events with ids `${prefix}-0` onwards. */
+export function makeEvents(count: number, prefix: string): CloudEvent[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `${prefix}-${index}`,
+    source: "/bench/twins",
+    specversion: "1.0",
+    type: "Microsoft.DigitalTwins.Twin.Update",
+    time: new Date().toISOString(),
+    data: {
+      twinId: `twin-${index % 100}`,
+      patch: [{ op: "replace", path: "/temperature", value: 20 + (index % 10) }],
+    },
+  }));
+}
 
 /** The twins instance a benchmark uses; a fresh name gives it a fresh endpoint cache entry. */
 export function benchInstance(name: string): string {
