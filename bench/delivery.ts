@@ -7,7 +7,7 @@ import { requestTraceContext, withTraceContext } from "../src/events/trace-conte
 import { type Arrivals, countArrivals } from "./arrivals";
 import { type DeliveryChild, spawnDeliveryChild } from "./delivery-child";
 import type { BenchStack } from "./local-stack";
-import { processCpuMicrosFine } from "./process-cpu";
+import { processCpuMicros } from "./process-cpu";
 import { type Rounds, runRounds } from "./rounds";
 import { benchInstance, createTopicEndpoint, makeEvents } from "./twin-events";
 
@@ -94,7 +94,7 @@ async function runPath(drive: DeliveryDrive, path: Path, point: DeliveryPoint, e
     await until(subscribers, 10);
     await child.stop();
     const queue = await fill(drive, name, instance, events);
-    const cpuMs = () => [child.pid, process.pid].map((pid) => processCpuMicrosFine(pid) / 1000);
+    const cpuMs = () => [child.pid, process.pid].map((pid) => processCpuMicros(pid) / 1000);
     const [childBefore = 0, benchBefore = 0] = cpuMs();
     const started = performance.now();
     await child.start({ queue: name, topics });

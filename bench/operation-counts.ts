@@ -63,148 +63,113 @@ const QUERY_PLAN =
   "@azure/cosmos sends a query-plan request beside every new query's first page (queryIterator.js, fetchQueryPlan), whatever the options; in parallel, so no longer wait";
 
 const BASE = "http://127.0.0.1:7071";
-const INSTANCE =
-  "/subscriptions/00000000-0000-0000-0000-0000000000cc/resourceGroups/counts-rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/counts";
 const INSTANCE_PARAMS = {
   subscriptionId: "00000000-0000-0000-0000-0000000000cc",
   resourceGroupName: "counts-rg",
   instanceName: "counts",
 };
-const JSON_BODY = { "content-type": "application/json" };
+const INSTANCE = `/subscriptions/${INSTANCE_PARAMS.subscriptionId}/resourceGroups/counts-rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/counts`;
+const METHODS: Record<string, string> = {
+  get: "GET",
+  put: "PUT",
+  patch: "PATCH",
+  delete: "DELETE",
+  list: "GET",
+};
+const CLOUD_EVENTS = { "content-type": "application/cloudevents-batch+json" };
 
-function http(
-  name: string,
-  method: string,
-  urlPath: string,
-  params: Record<string, string>,
-  body?: unknown,
-  headers: Record<string, string> = JSON_BODY,
-) {
-  return {
-    http: {
-      name,
-      method,
-      url: `${BASE}${urlPath}`,
-      params,
-      headers,
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    },
-  };
+/** A step of the worker stand-in: the function `name` invoked as the host would for `urlPath`. */
+function http(name: string, urlPath: string, params: Record<string, string>, body?: unknown, type?: object) {
+  const method = name === "twinEvents-ingest" ? "POST" : (METHODS[name.split("-")[1] ?? ""] ?? "GET");
+  const headers = { "content-type": "application/json", ...type };
+  const text = body === undefined ? {} : { body: JSON.stringify(body) };
+  return { http: { name, method, url: `${BASE}${urlPath}`, params, headers, ...text } };
 }
 
-function event(id: string) {
-  return { id, source: "/twins/counts", specversion: "1.0", type: "Twin.Update", data: { id } };
-}
+const events = (count: number) =>
+  Array.from({ length: count }, () => ({
+    id: randomUUID(),
+    source: "/twins",
+    specversion: "1.0",
+    type: "T",
+  }));
+
+const POINT_READ: Minimum = { cosmos: 1, storage: 0, why: "one point read" };
+const READ_THEN_WRITE: Minimum = {
+  cosmos: 2,
+  storage: 0,
+  why: "a read (200 or 201, the systemData kept, the merge) and a write on its ETag (no lost update)",
+};
+const CREATE: Minimum = {
+  cosmos: 3,
+  storage: 0,
+  why: "a read (201 or 200), the quota ledger's read, one batch writing the profile and the ledger (an exact count on every host)",
+};
+const DELETE: Minimum = {
+  cosmos: 2,
+  storage: 0,
+  why: "the quota ledger's read, one batch deleting the profile and uncounting it",
+};
+const LIST_PAGE: Minimum = { cosmos: 1, storage: 0, why: "one query page", above: QUERY_PLAN };
+const ENQUEUE: Minimum = { cosmos: 0, storage: 1, why: "one queue message" };
 
 /** Each operation: its label, the least it needs, and two steps, of which the second is counted. */
 function operations(connection: string) {
-  const named = (name: string) => ({ authenticationProfileName: name });
-  const endpoint = { ...INSTANCE_PARAMS, endpointName: "counted" };
   const content = { authenticationProfileContent: '{"AllowDBUserOverride":"1"}' };
-  const secrets = { queuePrimaryConnectionString: connection, queueSecondaryConnectionString: connection };
-  const cloudEvents = { "content-type": "application/cloudevents-batch+json" };
-  const putProfile = (name: string) =>
-    http("authenticationProfiles-put", "PUT", `/authenticationProfiles/${name}`, named(name), content);
-  const deleteProfile = (name: string) =>
-    http("authenticationProfiles-delete", "DELETE", `/authenticationProfiles/${name}`, named(name));
-  const ingest = (events: number) =>
+  const profile = (verb: string, name: string, body?: unknown) =>
     http(
-      "twinEvents-ingest",
-      "POST",
-      `${INSTANCE}/events`,
-      INSTANCE_PARAMS,
-      Array.from({ length: events }, () => event(randomUUID())),
-      cloudEvents,
+      `authenticationProfiles-${verb}`,
+      `/authenticationProfiles/${name}`,
+      { authenticationProfileName: name },
+      body,
     );
-  const read = (why: string): Minimum => ({ cosmos: 1, storage: 0, why });
-  const readThenWrite: Minimum = {
-    cosmos: 2,
-    storage: 0,
-    why: "a read (200 or 201, the systemData kept, the merge) and a write on its ETag (no lost update)",
+  const endpoint = (verb: string, body?: unknown) =>
+    http(
+      `queueEndpoints-${verb}`,
+      `${INSTANCE}/endpoints/counted`,
+      { ...INSTANCE_PARAMS, endpointName: "counted" },
+      body,
+    );
+  const secrets = { queuePrimaryConnectionString: connection, queueSecondaryConnectionString: connection };
+  const ingest = (count: number) =>
+    http("twinEvents-ingest", `${INSTANCE}/events`, INSTANCE_PARAMS, events(count), CLOUD_EVENTS);
+  const assessment = {
+    subscriptionId: "s",
+    resourceGroupName: "rg",
+    projectName: "p",
+    assessmentName: "missing",
   };
-  const listPage: Minimum = { cosmos: 1, storage: 0, why: "one query page", above: QUERY_PLAN };
-  const counted = putProfile("counted");
-  const missing = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Migrate/assessmentProjects/p";
+  const assessmentPath =
+    "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Migrate/assessmentProjects/p/clusterAssessments/missing";
   return [
     [
       "PUT a profile (create)",
-      {
-        cosmos: 3,
-        storage: 0,
-        why: "a read (201 or 200), the quota ledger's read, one batch writing the profile and the ledger (an exact count on every host)",
-      },
-      putProfile("created-1"),
-      putProfile("created-2"),
+      CREATE,
+      profile("put", "created-1", content),
+      profile("put", "created-2", content),
     ],
-    ["PUT a profile (replace)", readThenWrite, counted, counted],
-    [
-      "GET a profile",
-      read("one point read"),
-      ...twice(
-        http("authenticationProfiles-get", "GET", "/authenticationProfiles/counted", named("counted")),
-      ),
-    ],
-    [
-      "PATCH a profile",
-      readThenWrite,
-      ...twice(
-        http(
-          "authenticationProfiles-patch",
-          "PATCH",
-          "/authenticationProfiles/counted",
-          named("counted"),
-          content,
-        ),
-      ),
-    ],
-    [
-      "DELETE a profile",
-      {
-        cosmos: 2,
-        storage: 0,
-        why: "the quota ledger's read, one batch deleting the profile and uncounting it",
-      },
-      deleteProfile("created-1"),
-      deleteProfile("created-2"),
-    ],
+    ["PUT a profile (replace)", READ_THEN_WRITE, ...twice(profile("put", "counted", content))],
+    ["GET a profile", POINT_READ, ...twice(profile("get", "counted"))],
+    ["PATCH a profile", READ_THEN_WRITE, ...twice(profile("patch", "counted", content))],
+    ["DELETE a profile", DELETE, profile("delete", "created-1"), profile("delete", "created-2")],
     [
       "list profiles (one page)",
-      listPage,
-      ...twice(http("authenticationProfiles-list", "GET", "/authenticationProfiles", {})),
+      LIST_PAGE,
+      ...twice(http("authenticationProfiles-list", "/authenticationProfiles", {})),
     ],
-    [
-      "PUT an endpoint (replace)",
-      readThenWrite,
-      ...twice(http("queueEndpoints-put", "PUT", `${INSTANCE}/endpoints/counted`, endpoint, secrets)),
-    ],
-    [
-      "GET an endpoint",
-      read("one point read"),
-      ...twice(http("queueEndpoints-get", "GET", `${INSTANCE}/endpoints/counted`, endpoint)),
-    ],
+    ["PUT an endpoint (replace)", READ_THEN_WRITE, ...twice(endpoint("put", secrets))],
+    ["GET an endpoint", POINT_READ, ...twice(endpoint("get"))],
     [
       "list an instance's endpoints",
-      listPage,
-      ...twice(http("queueEndpoints-list", "GET", `${INSTANCE}/endpoints`, INSTANCE_PARAMS)),
+      LIST_PAGE,
+      ...twice(http("queueEndpoints-list", `${INSTANCE}/endpoints`, INSTANCE_PARAMS)),
     ],
-    ["ingest 1 event", { cosmos: 0, storage: 1, why: "one queue message" }, ingest(1), ingest(1)],
-    [
-      "ingest 100 events (one request)",
-      { cosmos: 0, storage: 1, why: "one queue message" },
-      ingest(100),
-      ingest(100),
-    ],
+    ["ingest 1 event", ENQUEUE, ingest(1), ingest(1)],
+    ["ingest 100 events (one request)", ENQUEUE, ingest(100), ingest(100)],
     [
       "GET a missing assessment",
-      read("one point read (its 404)"),
-      ...twice(
-        http("clusterAssessments-get", "GET", `${missing}/clusterAssessments/missing`, {
-          subscriptionId: "s",
-          resourceGroupName: "rg",
-          projectName: "p",
-          assessmentName: "missing",
-        }),
-      ),
+      { ...POINT_READ, why: "one point read (its 404)" },
+      ...twice(http("clusterAssessments-get", assessmentPath, assessment)),
     ],
   ] as const;
 }

@@ -24,14 +24,14 @@ const PARTS = ["package", "counts", "handler", "delivery", "scale"];
 const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
 const CHARTS = path.resolve(projectRoot(), process.env.BENCH_CHARTS ?? "docs/charts");
 const DELIVERY = {
-  events: positiveInteger("BENCH_EVENTS", 5000),
+  events: positiveInteger("BENCH_EVENTS", 20_000),
   perEventEvents: positiveInteger("BENCH_PER_EVENT_EVENTS", 300),
   requestEvents: positiveInteger("BENCH_REQUEST_EVENTS", 100),
   rounds: ROUNDS,
   // 46 KB, not 64: ingest refuses an event over 47,104 bytes (a queue message holds 64 KiB in base64).
   sizesKb: positiveIntegers("BENCH_EVENT_KB", [1, 16, 46]),
   endpoints: positiveIntegers("BENCH_ENDPOINTS", [1, 2, 3, 4, 5, 6]),
-  budgetMb: positiveInteger("BENCH_DELIVERY_MB", 20),
+  budgetMb: positiveInteger("BENCH_DELIVERY_MB", 60),
 };
 
 function part(name: string, description: string): boolean {

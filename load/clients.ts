@@ -1,4 +1,4 @@
-import type { LoopbackClient } from "../bench/http-client";
+import type { LoopbackClient } from "./http-client";
 import { LOAD_FUNCTION_KEY, LOAD_MASTER_KEY } from "./keys";
 import { type ClientState, type LoadRequest, type MixContext, OPERATIONS, picker } from "./mix";
 import { Random } from "./random";

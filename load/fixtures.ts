@@ -1,10 +1,10 @@
-import type { LoopbackClient } from "../bench/http-client";
 import { SAMPLE_ASSESSMENTS } from "../dev/seed/sample-assessments";
 import { localDeadLetterSasUrl } from "../dev/stand-ins/dead-letter-sas";
 import { type AssessmentPath, assessmentId } from "../src/assessments/assessment-path";
 import type { AssessmentPut } from "../src/assessments/assessment-schema";
 import { TWINS_INSTANCE_PATH } from "../src/common/arm-path";
 import type { WatchedInstance } from "./delivery-watch";
+import type { LoopbackClient } from "./http-client";
 import { LOAD_FUNCTION_KEY, LOAD_MASTER_KEY } from "./keys";
 import type { LoadStack } from "./stack";
 

@@ -1,10 +1,10 @@
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import { positiveInteger } from "../bench/env";
-import { LoopbackClient } from "../bench/http-client";
 import { poisonQueueName } from "../src/common/poison-queue";
 import { prepareFixtures } from "./fixtures";
 import { HostLog } from "./host-log";
+import { LoopbackClient } from "./http-client";
 import type { LoadJob, Progress, WorkerMessage } from "./protocol";
 import { printSummary, progressLine } from "./report";
 import { type LoadStack, startLoadStack } from "./stack";

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { LoopbackClient } from "../bench/http-client";
 import { runClients } from "./clients";
 import { DeliveryWatch } from "./delivery-watch";
+import { LoopbackClient } from "./http-client";
 import type { MixContext } from "./mix";
 import type { LoadJob, WorkerMessage } from "./protocol";
 import { LoadStats, toData } from "./stats";
