@@ -6,7 +6,8 @@
  * @type {import('jest').Config}
  */
 const common = {
-  testEnvironment: "node",
+  // Node's environment, plus what a worker still holds if Jest has to force it out.
+  testEnvironment: "<rootDir>/test/support/worker-exit-environment.js",
   testMatch: ["**/*.test.ts"],
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],

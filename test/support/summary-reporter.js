@@ -3,8 +3,10 @@
 // by one plain line, "tests: N passed, N failed", that any CI log reader understands. It replaces
 // Jest's "summary" reporter (which Jest would always print last) so that the plain line stays the
 // closing one.
+const { existsSync, readFileSync, rmSync } = require("node:fs");
 const path = require("node:path");
 const { SummaryReporter: JestSummaryReporter } = require("@jest/reporters");
+const { WORKER_EXITS_LOG } = require("./worker-exit-environment");
 
 class SummaryReporter extends JestSummaryReporter {
   constructor(globalConfig, options) {
@@ -14,6 +16,7 @@ class SummaryReporter extends JestSummaryReporter {
 
   onRunStart(results, options) {
     super.onRunStart(results, options);
+    rmSync(WORKER_EXITS_LOG, { force: true });
     this.totalFiles = results.numTotalTestSuites;
     this.finishedFiles = 0;
   }
@@ -32,6 +35,8 @@ class SummaryReporter extends JestSummaryReporter {
 
   async onRunComplete(contexts, results) {
     await super.onRunComplete(contexts, results);
+    // What kept a worker alive, when Jest had to force one out (test/support/worker-exit-environment.js).
+    if (existsSync(WORKER_EXITS_LOG)) process.stdout.write(`\n${readFileSync(WORKER_EXITS_LOG, "utf8")}`);
     const skipped = results.numPendingTests + results.numTodoTests;
     const tail = skipped > 0 ? `, ${skipped} skipped` : "";
     process.stdout.write(
