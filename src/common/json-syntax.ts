@@ -10,6 +10,8 @@
  * JSON.parse follows: a unit test holds its verdict to JSON.parse's on generated texts.
  */
 
+import { textPosition } from "./text-position";
+
 export interface JsonSyntaxError {
   /** The UTF-16 index of the fault in the text (its length when the text ends too soon). */
   index: number;
@@ -316,35 +318,11 @@ function findFault(text: string): Fault | undefined {
   }
 }
 
-/** The 1-based line and column of `index`. */
-function lineAndColumn(text: string, index: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < index; i++) {
-    const char = text.charCodeAt(i);
-    if (char === LINE_FEED || (char === CARRIAGE_RETURN && text.charCodeAt(i + 1) !== LINE_FEED)) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  let column = 1;
-  for (let i = lineStart; i < index; i++) {
-    const char = text.charCodeAt(i);
-    // A surrogate pair is one character.
-    if (
-      !(char >= 0xd800 && char <= 0xdbff && i + 1 < index && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00)
-    ) {
-      column++;
-    }
-  }
-  return { line, column };
-}
-
 /** Where and why the text is not JSON; undefined when it is. */
 export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   const fault = findFault(text);
   if (fault === undefined) return undefined;
-  const { line, column } = lineAndColumn(text, fault.index);
+  const { line, column } = textPosition(text, fault.index);
   const found = fault.found ?? describeCharacter(text, fault.index);
   return {
     index: fault.index,

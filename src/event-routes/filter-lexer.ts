@@ -1,4 +1,5 @@
 import { InvalidRequestContent } from "../common/errors";
+import { textPosition } from "../common/text-position";
 
 /**
  * The tokens of an event-route filter (src/event-routes/filter.ts), read one at a time as the
@@ -66,25 +67,6 @@ export function describeToken(token: Token): string {
   }
 }
 
-/** 1-based position (in code points), line and column of the UTF-16 `index` in `text`. */
-function locate(text: string, index: number): { position: number; line: number; column: number } {
-  let position = 1;
-  let line = 1;
-  let column = 1;
-  for (let i = 0; i < index && i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    // The first half of a surrogate pair is not a character of its own.
-    if ((unit & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 && i + 1 < index) continue;
-    position++;
-    column++;
-    if (unit === 0x0a || (unit === 0x0d && text.charCodeAt(i + 1) !== 0x0a)) {
-      line++;
-      column = 1;
-    }
-  }
-  return { position, line, column };
-}
-
 /** The 400 for a filter that is not valid at `index`. */
 export function filterError(
   text: string,
@@ -92,7 +74,7 @@ export function filterError(
   expected: string,
   found: string,
 ): InvalidRequestContent {
-  const { position, line, column } = locate(text, index);
+  const { position, line, column } = textPosition(text, index);
   return new InvalidRequestContent(
     `The filter is not valid at position ${position} (line ${line}, column ${column}): expected ${expected}, found ${found}.`,
     "filter",
@@ -160,7 +142,7 @@ export class FilterLexer {
       }
       chunk = i;
     }
-    const opening = locate(text, start).position;
+    const opening = textPosition(text, start).position;
     return this.fail(text.length, `the closing ${quote} of the string that starts at position ${opening}`);
   }
 

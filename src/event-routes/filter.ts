@@ -1,4 +1,5 @@
 import { InvalidRequestContent } from "../common/errors";
+import { characterCount } from "../common/text-position";
 import type { CloudEvent } from "../events/cloud-event";
 import {
   CLOUD_EVENT_ATTRIBUTES,
@@ -263,15 +264,6 @@ class FilterParser {
       }
     }
   }
-}
-
-/** The length of `text` in characters (code points): a surrogate pair is one. */
-function characterCount(text: string): number {
-  let pairs = 0;
-  for (let i = 1; i < text.length; i++) {
-    if ((text.charCodeAt(i) & 0xfc00) === 0xdc00 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800) pairs++;
-  }
-  return text.length - pairs;
 }
 
 /** The tree of a filter; an InvalidRequestContent (400) naming where and why when it is not one. */
