@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { subscribe } from "node:diagnostics_channel";
 import { writeSync } from "node:fs";
-import type { ClientRequest } from "node:http";
 import { loadFunctionApp } from "../dev/functions-worker";
+import { recordHttpRequests } from "../dev/http-requests";
 import { projectRoot } from "../dev/local-paths";
 import { loadConfig, QUOTA_BOUNDS } from "../src/config";
 import { runConcurrent } from "./concurrent";
@@ -18,7 +17,7 @@ import {
  * `node dist/bench/scale-curves-main.js '<plan as JSON>'`: the app of bench/scale-curves.ts in a
  * process of its own, its functions loaded as the Functions worker loads them (dev/functions-worker.ts)
  * and driven as the host drives them. It counts the HTTP requests the app sends on Node's
- * `http.client.request.start` channel, as dev/functions-worker-main.ts does, and times its own CPU
+ * `http.client.request.start` channel (dev/http-requests.ts), and times its own CPU
  * (process.cpuUsage): the service's process only. Prints one JSON line.
  */
 const SUB = "00000000-0000-0000-0000-0000000000dd";
@@ -41,16 +40,15 @@ const message = (i: number) =>
 /** The child: the app in this process, driven as the host would drive it. */
 async function child({ sizes, connection, cosmosHost }: ScalePlan) {
   const app = loadFunctionApp(projectRoot());
-  let hosts: string[] = [];
-  subscribe("http.client.request.start", (m) => {
-    hosts.push(String((m as { request: ClientRequest }).request.getHeader("host")));
-  });
+  const sent = recordHttpRequests();
   const measure = async (work: () => Promise<unknown>): Promise<Cost> => {
-    hosts = [];
+    sent.take();
     const [cpu, start] = [process.cpuUsage(), performance.now()];
     await work();
     const { user, system } = process.cpuUsage(cpu);
-    const cosmos = hosts.filter((host) => host === cosmosHost).length;
+    const cosmos = sent
+      .take()
+      .requests.filter((line) => line.split(" ")[1]?.startsWith(`${cosmosHost}/`)).length;
     return { cosmos, ms: performance.now() - start, cpuMs: (user + system) / 1000 };
   };
   /** An HTTP function, a GET or (with a body) a PUT: its answer's JSON, or it throws. */

@@ -1,11 +1,10 @@
-import { subscribe } from "node:diagnostics_channel";
 import { writeSync } from "node:fs";
-import type { ClientRequest, IncomingMessage } from "node:http";
 
 import Module = require("node:module");
 
 import * as path from "node:path";
-import { loadFunctionApp, type RequestFacts, type WorkerReport, type WorkerStep } from "./functions-worker";
+import { loadFunctionApp, type WorkerReport, type WorkerStep } from "./functions-worker";
+import { recordHttpRequests } from "./http-requests";
 
 /**
  * `node dist/dev/functions-worker-main.js <package folder> '<steps as JSON>'`: loads the package as
@@ -13,33 +12,8 @@ import { loadFunctionApp, type RequestFacts, type WorkerReport, type WorkerStep 
  * line: how long the load took, what was registered, and each step's result. Used by the staged
  * package's test and the bench, each in a fresh process as a new instance would be.
  */
-/**
- * The HTTP requests the app sends while a step runs (Node's `http.client.request.start` channel):
- * `METHOD host:port/path`, the query left off (a SAS token is one). What a step costs in round
- * trips to Cosmos DB and Storage; AMQP (Service Bus) is not HTTP and is counted by the broker.
- * Beside each, what the bench needs to price it: the answer's status and size (the document, for a
- * Cosmos DB point read or write), and, from its headers, whether it was a Cosmos DB query, query plan or batch.
- */
-let stepRequests: string[] = [];
-let stepResponses: RequestFacts[] = [];
-const factsOf = new WeakMap<ClientRequest, RequestFacts>();
-subscribe("http.client.request.start", (message) => {
-  const { request } = message as { request: ClientRequest };
-  stepRequests.push(`${request.method} ${request.getHeader("host")}${request.path.split("?", 1)[0]}`);
-  const facts: RequestFacts = { status: 0, bytes: 0 };
-  if (request.getHeader("x-ms-cosmos-is-query-plan-request")) facts.cosmos = "query plan";
-  else if (request.getHeader("x-ms-documentdb-isquery")) facts.cosmos = "query";
-  else if (request.getHeader("x-ms-cosmos-is-batch-request")) facts.cosmos = "batch";
-  stepResponses.push(facts);
-  factsOf.set(request, facts);
-});
-subscribe("http.client.response.finish", (message) => {
-  const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
-  const facts = factsOf.get(request);
-  if (!facts) return;
-  facts.status = response.statusCode ?? 0;
-  facts.bytes = Number(response.headers["content-length"] ?? 0);
-});
+/** What each step sends over HTTP (dev/http-requests.ts). */
+const sent = recordHttpRequests();
 
 /**
  * Every CommonJS file Node compiles, in order. Compiled, not cached: a module stood in for until
@@ -77,24 +51,20 @@ async function main(): Promise<void> {
   };
   for (const step of JSON.parse(stepsJson ?? "[]") as WorkerStep[]) {
     const stepStart = performance.now();
-    const requests: string[] = [];
-    const responses: RequestFacts[] = [];
-    stepRequests = requests;
-    stepResponses = responses;
+    sent.take();
     try {
       if ("http" in step) {
         const { name, ...request } = step.http;
         const http = await app.invokeHttp(name, request);
-        report.steps.push({ ms: performance.now() - stepStart, http, requests, responses });
+        report.steps.push({ ms: performance.now() - stepStart, http, ...sent.take() });
       } else {
         await app.invokeQueue(step.queue.name, step.queue.message);
-        report.steps.push({ ms: performance.now() - stepStart, requests, responses });
+        report.steps.push({ ms: performance.now() - stepStart, ...sent.take() });
       }
     } catch (error) {
       report.steps.push({
         ms: performance.now() - stepStart,
-        requests,
-        responses,
+        ...sent.take(),
         error: String((error as Error).stack ?? error),
       });
     }
