@@ -98,6 +98,11 @@ param authProfileMaxCount int = 10
 @description('ENDPOINTS_PER_INSTANCE_MAX: quota on endpoints per twins instance.')
 param endpointsPerInstanceMax int = 6
 
+@minValue(1)
+@maxValue(100)
+@description('ROUTES_PER_INSTANCE_MAX: quota on event routes per twins instance.')
+param routesPerInstanceMax int = 6
+
 @minLength(3)
 @maxLength(56)
 @description('TWIN_EVENTS_QUEUE: the storage queue events are ingested into; <name>-poison is created with it.')
@@ -311,6 +316,7 @@ var serviceSettings = {
   AUTH_PROFILE_CONTENT_MAX_BYTES: string(authProfileContentMaxBytes)
   AUTH_PROFILE_MAX_COUNT: string(authProfileMaxCount)
   ENDPOINTS_PER_INSTANCE_MAX: string(endpointsPerInstanceMax)
+  ROUTES_PER_INSTANCE_MAX: string(routesPerInstanceMax)
   SECRETS_ENCRYPTION_KEY: '@Microsoft.KeyVault(SecretUri=${keyVault.outputs.encryptionKeySecretUri})'
   TWIN_EVENTS_QUEUE: twinEventsQueueName
   DELIVERY_MAX_ATTEMPTS: string(deliveryMaxAttempts)

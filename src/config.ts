@@ -29,6 +29,8 @@ function wholeNumber(min: number, max?: number, unit = "") {
 export const QUOTA_BOUNDS = {
   AUTH_PROFILE_MAX_COUNT: 1000,
   ENDPOINTS_PER_INSTANCE_MAX: 100,
+  /** Each route's endpoint is kept in the routes' ledger, one document per instance: it stays small. */
+  ROUTES_PER_INSTANCE_MAX: 100,
   /** A profile arrives in one request body: the body limit (MAX_BODY_BYTES of src/http/request-body). */
   AUTH_PROFILE_CONTENT_MAX_BYTES: 1024 * 1024,
 } as const;
@@ -208,6 +210,8 @@ export const configSchema = z
     AUTH_PROFILE_CONTENT_MAX_BYTES: wholeNumber(1, QUOTA_BOUNDS.AUTH_PROFILE_CONTENT_MAX_BYTES).default(4096),
     AUTH_PROFILE_MAX_COUNT: wholeNumber(1, QUOTA_BOUNDS.AUTH_PROFILE_MAX_COUNT).default(10),
     ENDPOINTS_PER_INSTANCE_MAX: wholeNumber(1, QUOTA_BOUNDS.ENDPOINTS_PER_INSTANCE_MAX).default(6),
+    /** As Azure Digital Twins, 6 event routes per instance by default. */
+    ROUTES_PER_INSTANCE_MAX: wholeNumber(1, QUOTA_BOUNDS.ROUTES_PER_INSTANCE_MAX).default(6),
     /** The storage queue twin events are ingested into; `<name>-poison` holds what cannot be delivered. */
     TWIN_EVENTS_QUEUE: z
       .string()

@@ -8,10 +8,13 @@ import { type AppConfig, adminPrincipals } from "./config";
 import type { DeadLetterMarks } from "./delivery/dead-letter-mark";
 import type { DeadLetterRedelivery } from "./delivery/dead-letter-redelivery";
 import type { DeliveryQueues } from "./delivery/delivery-queues";
+import type { EndpointCache, EndpointSource } from "./delivery/endpoint-cache";
 import type { SenderPool } from "./delivery/sender-pool";
 import type { TwinEventDelivery } from "./delivery/twin-event-delivery";
 import { allowListFromConfig } from "./endpoints/endpoint-allow-list";
+import type { InstancePath } from "./endpoints/endpoint-path";
 import type { EndpointService } from "./endpoints/endpoint-service";
+import type { EventRouteService } from "./event-routes/event-route-service";
 import type { EventPublisher } from "./events/event-publisher";
 import { cosmosProbe, type Probe, pendingSecretsProbe, storageProbe } from "./health/health-check";
 import type { ProfileService } from "./profiles/profile-service";
@@ -29,6 +32,7 @@ export interface Services {
   queueService: QueueServiceClient;
   profiles: ProfileService;
   endpoints: EndpointService;
+  eventRoutes: EventRouteService;
   assessments: AssessmentService;
   eventPublisher: EventPublisher;
   delivery: TwinEventDelivery;
@@ -99,11 +103,12 @@ export function createServices(config: AppConfig): Services {
   );
   lazy(services, "profiles", () => profileService(services));
   lazy(services, "endpoints", () => endpointService(services));
-  lazy(services, "assessments", () => {
-    const { AssessmentService } =
-      require("./assessments/assessment-service") as typeof import("./assessments/assessment-service");
-    return new AssessmentService(services.database.container(CONTAINERS.clusterAssessments.id));
-  });
+  // Delivery's cache of endpoints and routes, once made: a route change on this host reaches it at once.
+  let endpointCache: EndpointCache | undefined;
+  lazy(services, "eventRoutes", () =>
+    eventRouteService(services, (instance) => endpointCache?.forget(instance)),
+  );
+  lazy(services, "assessments", () => assessmentService(services));
   // The key of the service's mark on its dead letters, shared by the writer and redelivery.
   // While a key setting is pending this throws the 503, and so does every part made with it:
   // delivery and redelivery (the queue function defers its messages first, twin-events-function.ts).
@@ -119,7 +124,10 @@ export function createServices(config: AppConfig): Services {
     return new EventPublisher(eventsQueue());
   });
   lazy(services, "senders", () => senderPool(config));
-  lazy(services, "delivery", () => twinEventDelivery(services, deliveryQueues(), deadLetterMarks()));
+  lazy(services, "delivery", () => {
+    endpointCache = newEndpointCache(services);
+    return twinEventDelivery(services, endpointCache, deliveryQueues(), deadLetterMarks());
+  });
   lazy(services, "deadLetterRedelivery", () => {
     const { DeadLetterRedelivery } =
       require("./delivery/dead-letter-redelivery") as typeof import("./delivery/dead-letter-redelivery");
@@ -136,16 +144,24 @@ export function createServices(config: AppConfig): Services {
     );
   });
   lazy(services, "authorizer", () => authorizer(services));
-  // The secrets check is there only while a key setting is pending: it says which one.
-  lazy(services, "healthProbes", () => {
-    const pending = pendingSecretsReason(config);
-    return {
-      cosmos: cosmosProbe(services.database),
-      storage: storageProbe(services.queueService),
-      ...(pending !== undefined && { secrets: pendingSecretsProbe(pending) }),
-    };
-  });
+  lazy(services, "healthProbes", () => healthProbes(services));
   return services;
+}
+
+function assessmentService(services: Services): AssessmentService {
+  const { AssessmentService } =
+    require("./assessments/assessment-service") as typeof import("./assessments/assessment-service");
+  return new AssessmentService(services.database.container(CONTAINERS.clusterAssessments.id));
+}
+
+/** The secrets check is there only while a key setting is pending: it says which one. */
+function healthProbes(services: Services): Record<string, Probe> {
+  const pending = pendingSecretsReason(services.config);
+  return {
+    cosmos: cosmosProbe(services.database),
+    storage: storageProbe(services.queueService),
+    ...(pending !== undefined && { secrets: pendingSecretsProbe(pending) }),
+  };
 }
 
 function tokenValidator(config: AppConfig): TokenValidator {
@@ -193,6 +209,22 @@ function endpointService(services: Services): EndpointService {
   );
 }
 
+function eventRouteService(services: Services, changed: (instance: InstancePath) => void): EventRouteService {
+  const { EventRouteService } =
+    require("./event-routes/event-route-service") as typeof import("./event-routes/event-route-service");
+  return new EventRouteService(
+    services.database.container(CONTAINERS.queueEndpoints.id),
+    services.config.ROUTES_PER_INSTANCE_MAX,
+    changed,
+  );
+}
+
+function newEndpointCache(services: Services): EndpointCache {
+  const { EndpointCache } =
+    require("./delivery/endpoint-cache") as typeof import("./delivery/endpoint-cache");
+  return new EndpointCache(services.endpoints, services.config.ENDPOINT_CACHE_SECONDS * 1000);
+}
+
 function senderPool(config: AppConfig): SenderPool {
   const { SenderPool } = require("./delivery/sender-pool") as typeof import("./delivery/sender-pool");
   return new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
@@ -200,18 +232,17 @@ function senderPool(config: AppConfig): SenderPool {
 
 function twinEventDelivery(
   services: Services,
+  endpointSource: EndpointSource,
   deliveryQueues: DeliveryQueues,
   marks: DeadLetterMarks,
 ): TwinEventDelivery {
   const { config } = services;
   const { TwinEventDelivery } =
     require("./delivery/twin-event-delivery") as typeof import("./delivery/twin-event-delivery");
-  const { EndpointCache } =
-    require("./delivery/endpoint-cache") as typeof import("./delivery/endpoint-cache");
   const { DeadLetterWriter } =
     require("./delivery/dead-letter-writer") as typeof import("./delivery/dead-letter-writer");
   return new TwinEventDelivery({
-    endpointSource: new EndpointCache(services.endpoints, config.ENDPOINT_CACHE_SECONDS * 1000),
+    endpointSource,
     senders: services.senders,
     deadLetterWriter: new DeadLetterWriter(marks),
     deliveryQueues,

@@ -1,3 +1,4 @@
+import { serverSet } from "../common/server-set";
 import { type SystemData, systemDataSchema } from "../common/system-data";
 import { z } from "../common/zod";
 
@@ -120,12 +121,6 @@ export const assessmentDetailsSchema = z.strictObject({
 });
 
 export const assessmentScopeSchema = z.strictObject({ serverGroupId: z.string().min(1).optional() });
-
-/** A server-made field: a body may echo it, with its current value only. */
-const serverSet = (what: string) =>
-  z
-    .string()
-    .meta({ readOnly: true, description: `${what}; set by the service. A body may echo its current value.` });
 
 /** PUT body for the producing system; the server-made fields may be echoed with their current values. */
 export const assessmentPutSchema = z.strictObject({

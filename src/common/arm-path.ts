@@ -146,6 +146,8 @@ export const TWINS_INSTANCE_PATH = RESOURCE_GROUP_PATH.child(
 
 export const QUEUE_ENDPOINT_PATH = TWINS_INSTANCE_PATH.child("endpoints", "endpointName");
 
+export const EVENT_ROUTE_PATH = TWINS_INSTANCE_PATH.child("eventRoutes", "eventRouteName");
+
 /** Event ingest, an action on the instance. */
 export const TWIN_EVENTS_PATH = TWINS_INSTANCE_PATH.action("events");
 

@@ -5,10 +5,12 @@ export interface DeliveryCounters {
   deadLettered: number;
   poisoned: number;
   discarded: number;
+  /** Events that the instance's event routes let through to none of its endpoints. */
+  unrouted: number;
 }
 
 export function emptyCounters(): DeliveryCounters {
-  return { delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 };
+  return { delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 };
 }
 
 export function formatCounters(counters: DeliveryCounters): string {

@@ -5,6 +5,8 @@ export interface DeliveryLogger {
   log(line: string): void;
   warn(line: string): void;
   error(line: string): void;
+  /** Lines worth having only while looking into something (events no route let through). */
+  debug?(line: string): void;
 }
 
 export const silentLogger: DeliveryLogger = { log: () => {}, warn: () => {}, error: () => {} };

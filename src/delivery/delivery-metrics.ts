@@ -31,6 +31,10 @@ function createInstruments(meter: Meter) {
       description: "Events put on the poison queue",
       unit: "{event}",
     }),
+    unrouted: meter.createCounter("twin_events.unrouted", {
+      description: "Events that the instance's event routes let through to none of its endpoints",
+      unit: "{event}",
+    }),
     latency: meter.createHistogram("twin_events.delivery_latency", {
       description: "From ingest (the message's receivedAt) to the topic's acknowledgement of the send",
       unit: "ms",
@@ -47,7 +51,7 @@ function instruments(): ReturnType<typeof createInstruments> {
   return current.instruments;
 }
 
-export type DeliveryOutcome = "delivered" | "retried" | "deadLettered" | "poisoned";
+export type DeliveryOutcome = "delivered" | "retried" | "deadLettered" | "poisoned" | "unrouted";
 
 /** The attributes of one endpoint's metrics; `endpoint` is absent for events no endpoint was chosen for. */
 export function endpointAttributes(instance: string, endpoint?: string): Attributes {

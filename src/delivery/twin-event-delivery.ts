@@ -104,12 +104,71 @@ export class TwinEventDelivery {
       return counters;
     }
     const receivedAt = twinsMessage.receivedAt ?? this.now().toISOString();
+    // A retry is owed to its endpoint: the routes let its events through when they were first sent.
+    const shares = retryFor === undefined ? this.routed(run, twinsMessage, endpoints) : undefined;
     // What does not depend on the endpoint is done once: the events as encoded Service Bus batches.
-    const batches = new SharedBatches(twinsMessage.events);
+    const all = new SharedBatches(twinsMessage.events);
     await Promise.all(
-      endpoints.map((endpoint) => this.deliverTo(run, endpoint, twinsMessage, batches, receivedAt)),
+      endpoints.map(async (endpoint) => {
+        const share = shares?.get(endpoint) ?? { events: twinsMessage.events, batches: all };
+        if (share.events.length === 0) return;
+        const message =
+          share.events === twinsMessage.events ? twinsMessage : { ...twinsMessage, events: share.events };
+        await this.deliverTo(run, endpoint, message, share.batches, receivedAt);
+      }),
     );
     return counters;
+  }
+
+  /**
+   * The events each endpoint that routes name is to get (those its routes let through), with
+   * batches shared by the endpoints that get the same events; the events no endpoint gets are
+   * counted as unrouted, logged at debug level, and go nowhere (never dead-lettered).
+   */
+  private routed(
+    run: Invocation,
+    message: DeliveryMessage,
+    endpoints: DeliveryEndpoint[],
+  ): Map<DeliveryEndpoint, { events: CloudEvent[]; batches: SharedBatches }> | undefined {
+    if (endpoints.every((endpoint) => endpoint.accepts === undefined)) return undefined;
+    const shares = new Map<DeliveryEndpoint, { events: CloudEvent[]; batches: SharedBatches }>();
+    const bySelection = new Map<string, { events: CloudEvent[]; batches: SharedBatches }>();
+    const reached = new Set<CloudEvent>();
+    let everyEventReached = false;
+    for (const endpoint of endpoints) {
+      const { accepts } = endpoint;
+      if (accepts === undefined) {
+        everyEventReached = true;
+        continue;
+      }
+      const events: CloudEvent[] = [];
+      let selection = "";
+      message.events.forEach((event, index) => {
+        if (!accepts(event)) return;
+        events.push(event);
+        selection += `${index},`;
+      });
+      let share = bySelection.get(selection);
+      if (share === undefined) {
+        share = { events, batches: new SharedBatches(events) };
+        bySelection.set(selection, share);
+      }
+      shares.set(endpoint, share);
+      for (const event of events) reached.add(event);
+    }
+    const unrouted = everyEventReached ? [] : message.events.filter((event) => !reached.has(event));
+    if (unrouted.length > 0) {
+      run.counters.unrouted += unrouted.length;
+      countEvents("unrouted", unrouted.length, endpointAttributes(message.twinsInstanceId));
+      run.logger.debug?.(
+        logLine("twin events unrouted: no event route lets them through to an endpoint:", {
+          instance: message.twinsInstanceId,
+          events: unrouted.length,
+          traceIds: eventTraceIds(unrouted),
+        }),
+      );
+    }
+    return shares;
   }
 
   /** The message with its events expanded (compressed-events.ts) and checked; poisoned when it is not valid. */

@@ -1,4 +1,4 @@
-import { QUEUE_ENDPOINT_PATH, TWINS_INSTANCE_PATH } from "../common/arm-path";
+import { EVENT_ROUTE_PATH, QUEUE_ENDPOINT_PATH, TWINS_INSTANCE_PATH } from "../common/arm-path";
 import { armPathSchema, RESOURCE_GROUP_NAMES } from "../common/arm-path-schema";
 import { nameKey } from "../common/name-key";
 import { z } from "../common/zod";
@@ -19,13 +19,21 @@ export const endpointNameSchema = z
   )
   .regex(/[^0-9]/, "must not be digits only");
 
-const NAMES = { ...RESOURCE_GROUP_NAMES, instanceName: instanceNameSchema, endpointName: endpointNameSchema };
+// Event routes are named by the same rules as endpoints.
+const NAMES = {
+  ...RESOURCE_GROUP_NAMES,
+  instanceName: instanceNameSchema,
+  endpointName: endpointNameSchema,
+  eventRouteName: endpointNameSchema,
+};
 
 export const instancePathSchema = armPathSchema(TWINS_INSTANCE_PATH, NAMES);
 export const endpointPathSchema = armPathSchema(QUEUE_ENDPOINT_PATH, NAMES);
+export const eventRoutePathSchema = armPathSchema(EVENT_ROUTE_PATH, NAMES);
 
 export type InstancePath = z.infer<typeof instancePathSchema>;
 export type EndpointPath = z.infer<typeof endpointPathSchema>;
+export type EventRoutePath = z.infer<typeof eventRoutePathSchema>;
 
 /** The twins instance's resource id, in the casing given. */
 export function twinsInstanceId(path: InstancePath): string {
@@ -35,6 +43,11 @@ export function twinsInstanceId(path: InstancePath): string {
 /** An endpoint's resource id, below its instance's id as stored. */
 export function endpointId(twinsInstanceId: string, endpointName: string): string {
   return QUEUE_ENDPOINT_PATH.idUnder(twinsInstanceId, endpointName);
+}
+
+/** An event route's resource id, below its instance's id as stored. */
+export function eventRouteId(twinsInstanceId: string, routeName: string): string {
+  return EVENT_ROUTE_PATH.idUnder(twinsInstanceId, routeName);
 }
 
 /** Partition key of an instance's endpoints: its id, keyed as ARM ids compare (case-insensitively). */

@@ -1,3 +1,4 @@
+import { serverSet } from "../common/server-set";
 import { systemDataSchema } from "../common/system-data";
 import { z } from "../common/zod";
 import { type ConnectionString, parseConnectionString } from "./connection-string";
@@ -47,12 +48,6 @@ const deadLetterText = z.string().meta({
     "token carries sig= once and sp= once with create and write (sp=cw; sp=rcwl to redeliver), and has not expired. " +
     "Answered with the query masked as ***.",
 });
-
-/** A server-made field: a body may echo it, with its current value only. */
-const serverSet = (what: string) =>
-  z
-    .string()
-    .meta({ readOnly: true, description: `${what}; set by the service. A body may echo its current value.` });
 
 const connectionStringSchema = connectionStringText.transform((text, ctx): ConnectionString => {
   const result = parseConnectionString(text);

@@ -12,11 +12,12 @@ import {
   stampSystemData,
 } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
+import type { CloudEvent } from "../events/cloud-event";
 import { type SealedBox, type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import { type OnlyIds, onlyIds } from "../store/only-ids";
-import { LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
+import { QuotaLedger, type QuotaScope } from "../store/quota-ledger";
 import { deadLetterSecretProblems, type EndpointAllowList } from "./endpoint-allow-list";
 import {
   type EndpointPath,
@@ -41,6 +42,15 @@ import {
   parseEndpointSecrets,
   secretTexts,
 } from "./endpoint-secrets";
+import {
+  ENDPOINTS_AND_ROUTES,
+  ENDPOINTS_ONLY,
+  isRouteDocument,
+  noRouteNames,
+  type RoutedDocument,
+  routeLedger,
+  routeQuotaScope,
+} from "./instance-partition";
 
 /**
  * The stored form. Partitioned by the instance (lower-cased id), so one instance's endpoints are
@@ -75,7 +85,25 @@ export type DeliveryEndpoint = {
   topic: string;
   /** The stored document's ETag: which settings these are (delivery-message.ts, endpoint-cache.ts). */
   version?: string;
+  /**
+   * Whether the instance's event routes let an event through to this endpoint (any of the routes
+   * that name it is true); absent when no route names it, and it takes every event.
+   */
+  accepts?: (event: CloudEvent) => boolean;
 } & ({ secrets: EndpointSecrets } | { secrets?: undefined; secretsUnreadable: string });
+
+/** An event route as delivery reads it, beside its instance's endpoints. */
+export interface DeliveryRoute {
+  name: string;
+  endpointName: string;
+  filter: string;
+}
+
+/** An instance's endpoints and event routes, as one query of its partition reads them. */
+export interface InstanceDelivery {
+  endpoints: DeliveryEndpoint[];
+  routes: DeliveryRoute[];
+}
 
 /** An endpoint left on a key other than the current one, as the re-seal reports it: no secret. */
 export interface LeftOnOldKey {
@@ -133,6 +161,7 @@ export class EndpointService
   private readonly documents: DocumentStore<EndpointDocument>;
   private readonly writer: ConditionalWriter<EndpointDocument>;
   readonly ledger: QuotaLedger<EndpointDocument>;
+  private readonly routes: QuotaLedger<RoutedDocument>;
 
   constructor(
     container: Container,
@@ -143,7 +172,8 @@ export class EndpointService
     private readonly warn: (message: string) => void = (message) => console.warn(message),
   ) {
     this.documents = new DocumentStore<EndpointDocument>(container, (document) => document.instanceKey);
-    this.ledger = new QuotaLedger(this.documents, "instanceKey");
+    this.ledger = new QuotaLedger(this.documents, "instanceKey", { counted: ENDPOINTS_ONLY });
+    this.routes = routeLedger(this.documents);
     this.writer = new ConditionalWriter(this.documents, "endpoint", {
       ledger: this.ledger,
       scopeOf: ({ partitionKey }) => this.quotaScope(partitionKey),
@@ -163,12 +193,24 @@ export class EndpointService
     return mapPage(result, (document) => this.toListItem(document));
   }
 
-  /** Every endpoint of an instance with its secrets opened, for delivery: one partition, one query. */
-  async listForDelivery(path: InstancePath): Promise<DeliveryEndpoint[]> {
-    const documents = await this.documents.queryAll<Stored<EndpointDocument>>(
-      this.instanceQuery(path, "SELECT * FROM c"),
+  /**
+   * Every endpoint of an instance with its secrets opened, and the instance's event routes, for
+   * delivery: one partition, one query.
+   */
+  async listForDelivery(path: InstancePath): Promise<InstanceDelivery> {
+    const documents = await this.documents.queryAll<Stored<EndpointDocument | RouteFields>>(
+      this.instanceQuery(path, "SELECT * FROM c", undefined, ENDPOINTS_AND_ROUTES),
     );
-    return documents.map((document) => this.forDelivery(document));
+    const found: InstanceDelivery = { endpoints: [], routes: [] };
+    for (const document of documents) {
+      if (isRouteDocument(document)) {
+        const { name, endpointName, filter } = document as RouteFields;
+        found.routes.push({ name, endpointName, filter });
+      } else {
+        found.endpoints.push(this.forDelivery(document as Stored<EndpointDocument>));
+      }
+    }
+    return found;
   }
 
   /** One endpoint with its secrets opened, for dead-letter redelivery (never for a response); 404 when absent. */
@@ -252,8 +294,13 @@ export class EndpointService
     return this.toResource(document, shown ?? maskedStoredSecrets(this.openSecrets(document)));
   }
 
+  /** 409 while event routes name the endpoint: none is left pointing at nothing. */
   delete(path: EndpointPath, preconditions: Preconditions): Promise<boolean> {
-    return this.writer.delete(addressOf(path), preconditions);
+    const address = addressOf(path);
+    const routes = routeQuotaScope(address.partitionKey, 0);
+    return this.writer.delete(address, preconditions, () =>
+      noRouteNames(this.routes, routes, path.endpointName),
+    );
   }
 
   /**
@@ -452,15 +499,16 @@ export class EndpointService
     };
   }
 
-  private instanceQuery(path: InstancePath, select: string, ids: OnlyIds = onlyIds(undefined)) {
+  private instanceQuery(
+    path: InstancePath,
+    select: string,
+    ids: OnlyIds = onlyIds(undefined),
+    kinds = ENDPOINTS_ONLY,
+  ) {
     // The partition key is filtered in the query text too: the local Cosmos server ignores the option.
     return {
-      query: `${select} WHERE c.instanceKey = @instanceKey AND c.id != @ledger${ids.clause} ORDER BY c.id`,
-      parameters: [
-        { name: "@instanceKey", value: instanceKey(path) },
-        { name: "@ledger", value: LEDGER_ID },
-        ...ids.parameters,
-      ],
+      query: `${select} WHERE c.instanceKey = @instanceKey AND ${kinds}${ids.clause} ORDER BY c.id`,
+      parameters: [{ name: "@instanceKey", value: instanceKey(path) }, ...ids.parameters],
     };
   }
 
@@ -494,11 +542,11 @@ export class EndpointService
   }
 }
 
-/** Every endpoint of every instance (the quota ledgers, kept beside them, left out). */
-const ALL_ENDPOINTS = {
-  query: "SELECT * FROM c WHERE c.id != @ledger",
-  parameters: [{ name: "@ledger", value: LEDGER_ID }],
-};
+/** Every endpoint of every instance (the ledgers and event routes kept beside them left out). */
+const ALL_ENDPOINTS = { query: `SELECT * FROM c WHERE ${ENDPOINTS_ONLY}`, parameters: [] };
+
+/** What delivery reads of an event route's document (src/event-routes/event-route-service.ts writes them). */
+type RouteFields = DeliveryRoute & { id: string };
 
 function notFound(path: EndpointPath): ResourceNotFound {
   return new ResourceNotFound(

@@ -2,7 +2,7 @@ import { PreconditionFailed, ServiceUnavailable } from "../common/errors";
 import { checkPreconditions, hasPreconditions, type Preconditions } from "../common/preconditions";
 import { Conflict } from "./cosmos-errors";
 import type { DeleteOutcome, DocumentStore, Stored } from "./document-store";
-import type { QuotaLedger, QuotaScope } from "./quota-ledger";
+import type { MakeAlongside, QuotaLedger, QuotaScope } from "./quota-ledger";
 
 /** Where one resource lives: its document id and partition key. */
 export interface DocumentAddress {
@@ -14,6 +14,8 @@ export interface DocumentAddress {
 export interface CountQuota<T extends { id: string }> {
   ledger: QuotaLedger<T>;
   scopeOf: (address: DocumentAddress) => QuotaScope;
+  /** What is written in the batch of each create or replace of `document` (an event route: its endpoint's read). */
+  alongsideWrite?: (document: T) => MakeAlongside;
 }
 
 /**
@@ -65,7 +67,7 @@ export class ConditionalWriter<T extends { id: string }> {
       checkPreconditions(preconditions, existing?._etag);
       if (existing) {
         const replaced = await replaceUnlessRaced(
-          this.documents,
+          this.replacer(address),
           build(existing, address),
           conditional ? existing._etag : undefined,
           conditional,
@@ -97,7 +99,7 @@ export class ConditionalWriter<T extends { id: string }> {
       checkPreconditions(preconditions, existing?._etag);
       if (!existing) throw absent();
       const replaced = await replaceUnlessRaced(
-        this.documents,
+        this.replacer(address),
         change(existing),
         existing._etag,
         conditional,
@@ -114,12 +116,18 @@ export class ConditionalWriter<T extends { id: string }> {
    * Only a conditional one reads the resource first: without preconditions the delete's own answer
    * says whether there was one, a Cosmos DB round trip fewer.
    */
-  async delete(address: DocumentAddress, preconditions: Preconditions): Promise<boolean> {
-    if (!hasPreconditions(preconditions)) return (await this.deleteVersion(address, undefined)) === "deleted";
+  async delete(
+    address: DocumentAddress,
+    preconditions: Preconditions,
+    /** What is written in the counted delete's batch (an endpoint: the route ledger, as checked). */
+    alongside?: MakeAlongside,
+  ): Promise<boolean> {
+    if (!hasPreconditions(preconditions))
+      return (await this.deleteVersion(address, undefined, alongside)) === "deleted";
     const existing = await this.documents.read(address.id, address.partitionKey);
     checkPreconditions(preconditions, existing?._etag);
     if (!existing) return false;
-    const outcome = await this.deleteVersion(address, existing._etag);
+    const outcome = await this.deleteVersion(address, existing._etag, alongside);
     if (outcome === "deleted") return true;
     // The version the client's If-Match named is gone: another request deleted or replaced it.
     throw new PreconditionFailed(
@@ -131,13 +139,29 @@ export class ConditionalWriter<T extends { id: string }> {
   }
 
   private create(address: DocumentAddress, document: T): Promise<Stored<T>> {
-    if (this.quota === undefined) return this.documents.create(document);
-    return this.quota.ledger.create(document, this.quota.scopeOf(address));
+    const { quota } = this;
+    if (quota === undefined) return this.documents.create(document);
+    return quota.ledger.create(document, quota.scopeOf(address), quota.alongsideWrite?.(document));
   }
 
-  private deleteVersion(address: DocumentAddress, etag: string | undefined): Promise<DeleteOutcome> {
-    if (this.quota === undefined) return this.documents.delete(address.id, address.partitionKey, etag);
-    return this.quota.ledger.delete(address.id, etag, this.quota.scopeOf(address));
+  /** Where a replace goes: through the ledger when it keeps what members refer to, else to the store. */
+  private replacer(address: DocumentAddress): Pick<DocumentStore<T>, "replace"> {
+    const { quota } = this;
+    if (quota === undefined || !quota.ledger.keepsReferences) return this.documents;
+    return {
+      replace: (document, etag) =>
+        quota.ledger.replace(document, etag, quota.scopeOf(address), quota.alongsideWrite?.(document)),
+    };
+  }
+
+  private deleteVersion(
+    address: DocumentAddress,
+    etag: string | undefined,
+    alongside: MakeAlongside | undefined,
+  ): Promise<DeleteOutcome> {
+    const { quota } = this;
+    if (quota === undefined) return this.documents.delete(address.id, address.partitionKey, etag);
+    return quota.ledger.delete(address.id, etag, quota.scopeOf(address), alongside);
   }
 
   private contention(): ServiceUnavailable {

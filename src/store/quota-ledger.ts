@@ -1,5 +1,5 @@
 import type { OperationInput } from "@azure/cosmos";
-import { QuotaExceeded, ServiceUnavailable } from "../common/errors";
+import { PreconditionFailed, QuotaExceeded, ServiceUnavailable } from "../common/errors";
 import { Conflict } from "./cosmos-errors";
 import type { DeleteOutcome, DocumentStore, Stored } from "./document-store";
 import { withoutSystemProperties } from "./document-store";
@@ -30,13 +30,47 @@ export interface QuotaScope {
   setting: string;
 }
 
-type LedgerDocument = { id: string; members: string[] } & Record<string, string | string[]>;
+type LedgerDocument = { id: string; members: string[]; refersTo?: Record<string, string> } & Record<
+  string,
+  string | string[] | Record<string, string>
+>;
 
-interface Ledger {
+/** A scope's ledger as read: its members, what each refers to (when the ledger keeps that) and its version. */
+export interface Ledger {
   members: Set<string>;
+  refersTo: Map<string, string>;
   /** Undefined while the scope has no ledger document yet. */
   etag: string | undefined;
 }
+
+/** How a ledger is kept beside the resources it counts. */
+export interface LedgerOptions<T> {
+  /** Its document's id; each ledger of one partition needs its own. */
+  ledgerId?: string;
+  /**
+   * A Cosmos DB SQL condition on `c` that picks the documents counted, for a ledger made from
+   * what is stored (default: every document but the ledger, `c.id != @ledger`).
+   */
+  counted?: string;
+  /**
+   * What each member refers to (an event route: its endpoint), kept in the ledger so that a write
+   * elsewhere can check it and be ordered after it (guard): then every replace goes through the
+   * ledger too, since it may change what the member refers to.
+   */
+  refersTo?: (document: T) => string;
+}
+
+/**
+ * Operations written in the same transactional batch as a counted write (after the write and the
+ * ledger's), made afresh for each attempt; `failed` says what it means when one of them fails:
+ * an error for the caller, or undefined to read again and retry (another write got there first).
+ */
+export interface Alongside {
+  operations: OperationInput[];
+  failed(index: number, status: number): Error | undefined;
+}
+
+export type MakeAlongside = () => Promise<Alongside | undefined>;
 
 const MAX_ATTEMPTS = 60;
 
@@ -48,6 +82,19 @@ function deleteIfMatch(id: string, etag: string | undefined): OperationInput {
   return (
     etag === undefined ? { operationType: "Delete", id } : { operationType: "Delete", id, ifMatch: etag }
   ) as OperationInput;
+}
+
+/** A ledger write failed: another write of it got there first (undefined: read again), or something else. */
+function ledgerRaced(_index: number, status: number): Error | undefined {
+  if (status === 409 || status === 412) return undefined;
+  return new Error(`Unexpected ledger write failure: it answered ${status}.`);
+}
+
+/** How a delete's own operation failed (404 or 412), carried out of the write loop. */
+class Outcome extends Error {
+  constructor(readonly status: number) {
+    super(`delete answered ${status}`);
+  }
 }
 
 function pause(attempt: number): Promise<void> {
@@ -62,87 +109,186 @@ export type LedgerStore<T extends { id: string }> = Pick<
 >;
 
 export class QuotaLedger<T extends { id: string }> {
+  readonly ledgerId: string;
+  private readonly counted: string;
+  private readonly refersTo: ((document: T) => string) | undefined;
+
   /** `partitionKeyField`: the property of the container's partition key, e.g. "instanceKey". */
   constructor(
     private readonly documents: LedgerStore<T>,
     private readonly partitionKeyField: string,
-  ) {}
+    options: LedgerOptions<T> = {},
+  ) {
+    this.ledgerId = options.ledgerId ?? LEDGER_ID;
+    this.counted = options.counted ?? "c.id != @ledger";
+    this.refersTo = options.refersTo;
+  }
+
+  /** Whether replaces must go through the ledger (it keeps what members refer to). */
+  get keepsReferences(): boolean {
+    return this.refersTo !== undefined;
+  }
 
   /** Creates `document` and counts it, or throws QuotaExceeded; Conflict when its id is taken. */
-  async create(document: T, scope: QuotaScope): Promise<Stored<T>> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const ledger = await this.read(scope);
+  create(document: T, scope: QuotaScope, alongside?: MakeAlongside): Promise<Stored<T>> {
+    return this.write(scope, alongside, (ledger) => {
       ledger.members.add(document.id);
+      this.remember(ledger, document);
       if (ledger.members.size > scope.limit) {
         throw new QuotaExceeded(
           `The quota of ${scope.limit} ${scope.noun} is reached; delete one first, or raise ${scope.setting}.`,
         );
       }
-      const outcome = await this.documents.batch(
-        [{ operationType: "Create", resourceBody: document }, this.ledgerWrite(scope, ledger)],
-        scope.partitionKey,
-      );
-      if (outcome.ok) return withoutSystemProperties<T>(outcome.resources[0] ?? {});
-      if (outcome.failedIndex === 0 && outcome.status === 409) throw new Conflict("The id is taken.");
-      this.expectLedgerRace(outcome.failedIndex, outcome.status);
-      await pause(attempt);
-    }
-    throw this.contention(scope);
+      return {
+        operation: { operationType: "Create", resourceBody: document },
+        failed: (status) => (status === 409 ? new Conflict("The id is taken.") : undefined),
+        done: (resource) => withoutSystemProperties<T>(resource ?? {}),
+      };
+    });
+  }
+
+  /**
+   * Replaces the version `etag` of a counted document (any version when undefined), noting what it
+   * now refers to; PreconditionFailed when that version is gone (changed, or deleted).
+   */
+  replace(
+    document: T,
+    etag: string | undefined,
+    scope: QuotaScope,
+    alongside?: MakeAlongside,
+  ): Promise<Stored<T>> {
+    return this.write(scope, alongside, (ledger) => {
+      this.remember(ledger, document);
+      const operation: OperationInput =
+        etag === undefined
+          ? { operationType: "Replace", id: document.id, resourceBody: document }
+          : { operationType: "Replace", id: document.id, resourceBody: document, ifMatch: etag };
+      return {
+        operation,
+        failed: (status) =>
+          status === 404 || status === 412
+            ? new PreconditionFailed("The resource was changed or deleted concurrently.", "If-Match")
+            : undefined,
+        done: (resource) => withoutSystemProperties<T>(resource ?? {}),
+      };
+    });
   }
 
   /** Deletes the version `etag` of the document `id` (any version when undefined) and uncounts it. */
-  async delete(id: string, etag: string | undefined, scope: QuotaScope): Promise<DeleteOutcome> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const ledger = await this.read(scope);
-      ledger.members.delete(id);
-      const outcome = await this.documents.batch(
-        [deleteIfMatch(id, etag), this.ledgerWrite(scope, ledger)],
-        scope.partitionKey,
-      );
-      if (outcome.ok) return "deleted";
-      if (outcome.failedIndex === 0 && outcome.status === 404) return "absent";
-      if (outcome.failedIndex === 0 && outcome.status === 412) return "changed";
-      this.expectLedgerRace(outcome.failedIndex, outcome.status);
-      await pause(attempt);
+  async delete(
+    id: string,
+    etag: string | undefined,
+    scope: QuotaScope,
+    alongside?: MakeAlongside,
+  ): Promise<DeleteOutcome> {
+    try {
+      return await this.write(scope, alongside, (ledger) => {
+        ledger.members.delete(id);
+        ledger.refersTo.delete(id);
+        return {
+          operation: deleteIfMatch(id, etag),
+          failed: (status) => (status === 404 || status === 412 ? new Outcome(status) : undefined),
+          done: (): DeleteOutcome => "deleted",
+        };
+      });
+    } catch (error) {
+      if (error instanceof Outcome) return error.status === 404 ? "absent" : "changed";
+      throw error;
     }
-    throw this.contention(scope);
+  }
+
+  /**
+   * For a write elsewhere in the partition that must be ordered after this ledger's writes: reads
+   * the ledger, lets `check` judge it (and throw), and returns the ledger written back unchanged on
+   * that version, for the write's batch. Any write of the ledger in between fails that batch.
+   */
+  async guard(scope: QuotaScope, check: (ledger: Ledger) => void): Promise<Alongside> {
+    const ledger = await this.read(scope);
+    check(ledger);
+    return { operations: [this.ledgerWrite(scope, ledger)], failed: ledgerRaced };
   }
 
   /** The ids the scope's ledger counts, for checks; undefined before the first counted write. */
   async members(scope: QuotaScope): Promise<string[] | undefined> {
-    return (await this.documents.readOther<LedgerDocument>(LEDGER_ID, scope.partitionKey))?.members;
+    return (await this.documents.readOther<LedgerDocument>(this.ledgerId, scope.partitionKey))?.members;
+  }
+
+  /**
+   * One counted write: the ledger read, `change` applied to it, then the document's operation, the
+   * ledger's write and what goes alongside, as one batch; again on a lost race, from a fresh read.
+   */
+  private async write<R>(
+    scope: QuotaScope,
+    alongside: MakeAlongside | undefined,
+    change: (ledger: Ledger) => {
+      operation: OperationInput;
+      failed: (status: number) => Error | undefined;
+      done: (resource: Record<string, unknown> | undefined) => R;
+    },
+  ): Promise<R> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const ledger = await this.read(scope);
+      const write = change(ledger);
+      const more = await alongside?.();
+      const outcome = await this.documents.batch(
+        [write.operation, this.ledgerWrite(scope, ledger), ...(more?.operations ?? [])],
+        scope.partitionKey,
+      );
+      if (outcome.ok) return write.done(outcome.resources[0]);
+      const { failedIndex, status } = outcome;
+      const error =
+        failedIndex === 0
+          ? (write.failed(status) ??
+            new Error(`Unexpected quota batch failure: the write answered ${status}.`))
+          : failedIndex === 1
+            ? ledgerRaced(0, status)
+            : more?.failed(failedIndex - 2, status);
+      if (error) throw error;
+      await pause(attempt);
+    }
+    throw this.contention(scope);
+  }
+
+  private remember(ledger: Ledger, document: T): void {
+    if (this.refersTo) ledger.refersTo.set(document.id, this.refersTo(document));
   }
 
   private async read(scope: QuotaScope): Promise<Ledger> {
-    const ledger = await this.documents.readOther<LedgerDocument>(LEDGER_ID, scope.partitionKey);
-    if (ledger) return { members: new Set(ledger.members), etag: ledger._etag };
+    const ledger = await this.documents.readOther<LedgerDocument>(this.ledgerId, scope.partitionKey);
+    if (ledger) {
+      return {
+        members: new Set(ledger.members),
+        refersTo: new Map(Object.entries(ledger.refersTo ?? {})),
+        etag: ledger._etag,
+      };
+    }
     // Resources stored before the scope had a ledger count too.
-    const existing = await this.documents.queryAll<string>({
-      query: `SELECT VALUE c.id FROM c WHERE c.${this.partitionKeyField} = @partitionKey AND c.id != @ledger`,
+    const existing = await this.documents.queryAll<T>({
+      query: `SELECT * FROM c WHERE c.${this.partitionKeyField} = @partitionKey AND ${this.counted}`,
       parameters: [
         { name: "@partitionKey", value: scope.partitionKey },
-        { name: "@ledger", value: LEDGER_ID },
+        { name: "@ledger", value: this.ledgerId },
       ],
     });
-    return { members: new Set(existing), etag: undefined };
+    const made: Ledger = { members: new Set(), refersTo: new Map(), etag: undefined };
+    for (const document of existing) {
+      made.members.add(document.id);
+      this.remember(made, document);
+    }
+    return made;
   }
 
   /** The ledger's new version, written only if nobody else wrote it since it was read. */
   private ledgerWrite(scope: QuotaScope, ledger: Ledger): OperationInput {
     const resourceBody: LedgerDocument = {
-      id: LEDGER_ID,
+      id: this.ledgerId,
       [this.partitionKeyField]: scope.partitionKey,
       members: [...ledger.members].sort(),
+      ...(this.refersTo && { refersTo: Object.fromEntries([...ledger.refersTo].sort()) }),
     };
     return ledger.etag === undefined
       ? { operationType: "Create", resourceBody }
-      : { operationType: "Replace", id: LEDGER_ID, resourceBody, ifMatch: ledger.etag };
-  }
-
-  /** A batch may fail on its ledger write only because another write got there first. */
-  private expectLedgerRace(failedIndex: number, status: number): void {
-    if (failedIndex === 1 && (status === 409 || status === 412)) return;
-    throw new Error(`Unexpected quota batch failure: operation ${failedIndex} answered ${status}.`);
+      : { operationType: "Replace", id: this.ledgerId, resourceBody, ifMatch: ledger.etag };
   }
 
   private contention(scope: QuotaScope): ServiceUnavailable {

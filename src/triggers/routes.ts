@@ -27,6 +27,8 @@ const instanceNamed = (params: RouteParams, name: string) =>
 const instance = (params: RouteParams) => instanceNamed(params, value(params, "instanceName"));
 const endpointNamed = (params: RouteParams, name: string) => childOf(instance(params), "endpoints", name);
 const endpoint = (params: RouteParams) => endpointNamed(params, value(params, "endpointName"));
+const eventRouteNamed = (params: RouteParams, name: string) => childOf(instance(params), "eventRoutes", name);
+const eventRoute = (params: RouteParams) => eventRouteNamed(params, value(params, "eventRouteName"));
 const project = (params: RouteParams) =>
   providerResourceId(
     resourceGroup(params),
@@ -72,6 +74,11 @@ const ops = {
     () =>
       (require("../http/routes/endpoint-routes") as typeof import("../http/routes/endpoint-routes"))
         .endpointOperations,
+  ),
+  eventRoutes: onFirstUse(
+    () =>
+      (require("../http/routes/event-route-routes") as typeof import("../http/routes/event-route-routes"))
+        .eventRouteOperations,
   ),
   ingest: onFirstUse(
     () =>
@@ -122,6 +129,10 @@ export const routeTable: readonly RouteRow[] = [
   { name: "queueEndpoints-delete", method: "DELETE", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/endpoints/{endpointName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/endpoints/delete", actsOn: endpoint, load: () => ops.endpoints().delete },
   { name: "queueEndpoints-patch", method: "PATCH", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/endpoints/{endpointName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/endpoints/write", actsOn: endpoint, load: () => ops.endpoints().patch },
   { name: "queueEndpoints-redeliverDeadLetters", method: "POST", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/endpoints/{endpointName}/redeliverDeadLetters", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/endpoints/redeliverDeadLetters/action", actsOn: endpoint, load: () => ops.endpoints().redeliverDeadLetters },
+  { name: "eventRoutes-list", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/eventRoutes", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/read", actsOn: instance, item: eventRouteNamed, load: () => ops.eventRoutes().list },
+  { name: "eventRoutes-get", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/eventRoutes/{eventRouteName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/read", actsOn: eventRoute, load: () => ops.eventRoutes().get },
+  { name: "eventRoutes-put", method: "PUT", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/eventRoutes/{eventRouteName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/write", actsOn: eventRoute, load: () => ops.eventRoutes().put },
+  { name: "eventRoutes-delete", method: "DELETE", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/eventRoutes/{eventRouteName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/delete", actsOn: eventRoute, load: () => ops.eventRoutes().delete },
   { name: "twinEvents-ingest", method: "POST", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/events", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/events/action", actsOn: instance, load: () => ops.ingest() },
   { name: "clusterAssessments-list", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Migrate/assessmentProjects/{projectName}/clusterAssessments", authLevel: "function", action: "Microsoft.Migrate/assessmentProjects/clusterAssessments/read", actsOn: project, item: assessmentNamed, load: () => ops.assessments().list },
   { name: "clusterAssessments-get", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Migrate/assessmentProjects/{projectName}/clusterAssessments/{assessmentName}", authLevel: "function", action: "Microsoft.Migrate/assessmentProjects/clusterAssessments/read", actsOn: assessment, load: () => ops.assessments().get },

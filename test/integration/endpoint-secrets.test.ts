@@ -150,7 +150,7 @@ describe("the per-instance quota", () => {
   });
 
   it("gives delivery every endpoint of an instance with its secrets opened, from one partition", async () => {
-    const endpoints = await host.services.endpoints.listForDelivery({
+    const { endpoints } = await host.services.endpoints.listForDelivery({
       subscriptionId: "00000000-0000-0000-0000-000000000002",
       resourceGroupName: "RG",
       instanceName: "PLANT",
@@ -285,7 +285,7 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
   afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
 
   async function onlyEndpoint(host: TestHost): Promise<DeliveryEndpoint> {
-    const endpoints = await host.services.endpoints.listForDelivery({
+    const { endpoints } = await host.services.endpoints.listForDelivery({
       subscriptionId: "00000000-0000-0000-0000-000000000002",
       resourceGroupName: "rg",
       instanceName: "plant",

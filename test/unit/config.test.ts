@@ -138,6 +138,7 @@ describe("loadConfig", () => {
     const params = {
       AUTH_PROFILE_MAX_COUNT: "authProfileMaxCount",
       ENDPOINTS_PER_INSTANCE_MAX: "endpointsPerInstanceMax",
+      ROUTES_PER_INSTANCE_MAX: "routesPerInstanceMax",
       AUTH_PROFILE_CONTENT_MAX_BYTES: "authProfileContentMaxBytes",
     } as const;
     for (const [setting, param] of Object.entries(params)) {

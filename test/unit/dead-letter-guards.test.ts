@@ -5,7 +5,7 @@ import { DeadLetterMarks, MARK_KEY_METADATA, MARK_METADATA } from "../../src/del
 import { endpointIdMetadata, namesEndpoint } from "../../src/delivery/dead-letter-writer";
 import { EndpointCache } from "../../src/delivery/endpoint-cache";
 import type { InstancePath } from "../../src/endpoints/endpoint-path";
-import type { DeliveryEndpoint, EndpointService } from "../../src/endpoints/endpoint-service";
+import type { EndpointService, InstanceDelivery } from "../../src/endpoints/endpoint-service";
 
 // The service's mark on its dead letters (what a planted or copied blob cannot carry), and the
 // endpoint cache answering a message owed under a version it does not hold.
@@ -113,11 +113,14 @@ describe("the endpoint cache and a wanted version", () => {
   function source() {
     const state = { version: '"v1"', reads: 0 };
     const service = {
-      listForDelivery: async (): Promise<DeliveryEndpoint[]> => {
+      listForDelivery: async (): Promise<InstanceDelivery> => {
         state.reads++;
         const version = state.version;
         await new Promise((resolve) => setTimeout(resolve, 5));
-        return [{ id: ENDPOINT, name: "ep", topic: "t", version, secrets: {} as never }];
+        return {
+          endpoints: [{ id: ENDPOINT, name: "ep", topic: "t", version, secrets: {} as never }],
+          routes: [],
+        };
       },
     } as unknown as EndpointService;
     return { state, cache: new EndpointCache(service, 3_600_000) };

@@ -12,7 +12,7 @@ function setUp() {
   const service = {
     listForDelivery: async (path: InstancePath) => {
       reads.push(path.instanceName);
-      return [];
+      return { endpoints: [], routes: [] };
     },
   } as unknown as EndpointService;
   const cache = new EndpointCache(service, TTL_MS, () => now);

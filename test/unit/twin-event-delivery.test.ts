@@ -256,7 +256,7 @@ describe("delivery to every endpoint", () => {
   it("sends every event to each endpoint's topic, in order, and counts them delivered", async () => {
     const kit = setUp([endpoint("a"), endpoint("b")]);
     const counters = await kit.handle(message(["e1", "e2", "e3"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 6, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(counters).toEqual({ delivered: 6, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2", "e3"]);
     expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2", "e3"]);
     expect(kit.senders.sent.every((send) => send.connectionString.includes("primary"))).toBe(true);
@@ -385,7 +385,7 @@ describe("one endpoint failing", () => {
     const kit = setUp([endpoint("a"), endpoint("b"), endpoint("c")]);
     kit.senders.fail("b");
     const counters = await kit.handle(message(["e1", "e2"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 4, retried: 2, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(counters).toEqual({ delivered: 4, retried: 2, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("c")).toEqual(["e1", "e2"]);
     expect(kit.deliveryQueues.retries).toHaveLength(1);
@@ -442,7 +442,7 @@ describe("a retry message", () => {
         retry: { endpointName: "X", attempt: 1, lastError: "ServiceBusError: timeout" },
       }),
     );
-    expect(counters).toEqual({ delivered: 2, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(counters).toEqual({ delivered: 2, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
     expect(kit.senders.idsSentTo("x")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("y")).toEqual([]);
   });
@@ -468,7 +468,7 @@ describe("a retry message", () => {
     const counters = await kit.handle(
       message(["e1", "e2"], { retry: { endpointName: "gone", attempt: 1, lastError: "x" } }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 2 });
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 2, unrouted: 0 });
     expect(kit.senders.sent).toEqual([]);
   });
 });
@@ -479,7 +479,7 @@ describe("an event the client refuses", () => {
     kit.senders.refusedIds.add("too-long");
     kit.senders.batchCapacity = 1;
     const counters = await kit.handle(message(["e1", "too-long", "e2"]));
-    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0 });
+    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0, unrouted: 0 });
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2"]);
     expect(kit.deliveryQueues.retries).toEqual([]);
@@ -500,7 +500,7 @@ describe("an event the client refuses", () => {
     const kit = setUp([endpoint("a", { deadLetter: false })]);
     kit.senders.refusedIds.add("too-long");
     const counters = await kit.handle(message(["too-long", "e1"]));
-    expect(counters).toEqual({ delivered: 1, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0 });
+    expect(counters).toEqual({ delivered: 1, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0, unrouted: 0 });
     expect(kit.deliveryQueues.poisoned).toEqual([
       { record: expect.objectContaining({ reason: "NoDeadLetterSecret" }), ids: ["too-long"] },
     ]);
@@ -533,7 +533,7 @@ describe("an event delivery cannot carry", () => {
       twinsInstanceId: INSTANCE,
       events: [event("e1"), deep, event("e2")],
     });
-    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0 });
+    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0, unrouted: 0 });
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2"]);
     expect(kit.deadLetterWriter.written).toEqual([]);
@@ -555,7 +555,7 @@ describe("an event delivery cannot carry", () => {
     kit.senders.fail("b");
     kit.deliveryQueues.unfitIds.add("huge");
     const counters = await kit.handle(message(["e1", "huge"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 0, retried: 2, deadLettered: 1, poisoned: 1, discarded: 0 });
+    expect(counters).toEqual({ delivered: 0, retried: 2, deadLettered: 1, poisoned: 1, discarded: 0, unrouted: 0 });
     expect(kit.deliveryQueues.retries.map((retry) => retry.ids)).toEqual([["e1"], ["e1"]]);
     expect(
       kit.deadLetterWriter.written.map(({ endpoint, event, why }) => ({ endpoint, event, why })),
@@ -591,7 +591,7 @@ describe("running out of attempts or time", () => {
         retry: { endpointName: "b", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
       }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0 });
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0, unrouted: 0 });
     expect(kit.deliveryQueues.retries).toEqual([]);
     expect(kit.deadLetterWriter.written).toEqual(
       ["e1", "e2"].map((id) => ({
@@ -628,7 +628,7 @@ describe("running out of attempts or time", () => {
         retry: { endpointName: "b", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
       }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0 });
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0, unrouted: 0 });
     expect(kit.deadLetterWriter.written).toEqual([]);
     expect(kit.deliveryQueues.poisoned).toEqual([
       {
@@ -651,7 +651,7 @@ describe("running out of attempts or time", () => {
     kit.deadLetterWriter.failingEvents.add("e2");
     const expired = new Date(NOW.getTime() - SETTINGS.ttlSeconds * 1000).toISOString();
     const counters = await kit.handle(message(["e1", "e2", "e3"], { receivedAt: expired }));
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 1, discarded: 0 });
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 1, discarded: 0, unrouted: 0 });
     expect(kit.deadLetterWriter.written.map((written) => written.event)).toEqual(["e1", "e3"]);
     expect(kit.deliveryQueues.poisoned).toEqual([
       {
@@ -674,7 +674,7 @@ describe("an endpoint whose secrets cannot be opened", () => {
   it("holds up only itself: the others deliver, its events are retried with the reason", async () => {
     const kit = setUp([endpoint("a"), unreadable("sealed"), endpoint("c")]);
     const counters = await kit.handle(message(["e1"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 2, retried: 1, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(counters).toEqual({ delivered: 2, retried: 1, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
     expect(kit.senders.idsSentTo("a")).toEqual(["e1"]);
     expect(kit.senders.idsSentTo("c")).toEqual(["e1"]);
     expect(kit.deliveryQueues.retries.map((retry) => retry.message.retry)).toEqual([
@@ -699,7 +699,7 @@ describe("an endpoint whose secrets cannot be opened", () => {
         retry: { endpointName: "sealed", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
       }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0 });
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0, unrouted: 0 });
     expect(kit.senders.sent).toEqual([]);
     expect(kit.deadLetterWriter.written).toEqual([]);
     expect(kit.deliveryQueues.poisoned).toEqual([
@@ -723,7 +723,7 @@ describe("messages delivery cannot place", () => {
   it("discards and counts the events of an instance with no endpoints", async () => {
     const kit = setUp([]);
     const counters = await kit.handle(message(["e1", "e2", "e3"]));
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 3 });
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 3, unrouted: 0 });
     expect(kit.endpointSource.lookups).toBe(1);
     expect(kit.senders.sent).toEqual([]);
     expect(kit.deliveryQueues.retries).toEqual([]);
@@ -746,7 +746,7 @@ describe("messages delivery cannot place", () => {
     const events = [event("z1"), event("z2"), event("z3")];
     const zipped = { twinsInstanceId: INSTANCE, eventsGzip: await gzipEvents(events) };
     const counters = await kit.handle(zipped);
-    expect(counters).toEqual({ delivered: 3, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0 });
+    expect(counters).toEqual({ delivered: 3, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
     expect(kit.senders.idsSentTo("a")).toEqual(["z1", "z2", "z3"]);
   });
 
@@ -781,7 +781,7 @@ describe("messages delivery cannot place", () => {
     const kit = setUp([endpoint("a")]);
     const original = { twinsInstanceId: INSTANCE, ...(await make()) };
     const counters = await kit.handle(original);
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0 });
+    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0, unrouted: 0 });
     expect(kit.deliveryQueues.poisonedMessages).toEqual([
       { record: { reason: "InvalidMessage", detail: expect.stringContaining(detail) }, original },
     ]);
