@@ -5,9 +5,9 @@ import type { ChartSpec } from "./svg-chart";
 type Range = { min: number; max: number };
 /** A curve as ranges over rounds, for a chart: x is the event size in KB, or the endpoints. */
 export type Curve = { x: number; service: Range; forwarder: Range }[];
-type Figure = (run: Run) => number;
-const rate: Figure = (run) => run.eventsPerSecond;
-const cpu: Figure = (run) => run.cpuPerThousand;
+export type Figure = (run: Run) => number;
+export const rate: Figure = (run) => run.eventsPerSecond;
+export const cpu: Figure = (run) => run.cpuPerThousand;
 const at = (round: DeliveryRound, kb: number, endpoints: number) =>
   round.points.find((point) => point.eventBytes === kb * 1024 && point.endpoints === endpoints);
 
@@ -54,33 +54,45 @@ function held(values: number[], holds: (value: number) => boolean): string {
 }
 
 const whole = (value: number) => Math.round(value).toLocaleString("en-US");
-const two = (value: number) => value.toFixed(2);
+export const two = (value: number) => value.toFixed(2);
+
+/** Two runs a round, over the rounds: "a – b / c – d (their ratio's range)" of one figure. */
+export function sideBySide(pairs: [Run, Run][], f: Figure, format = whole): string {
+  const range = (g: (pair: [Run, Run]) => number, as = format) => formatRange(pairs.map(g), as);
+  return `${range(([a]) => f(a))} / ${range(([, b]) => f(b))} (${range(([a, b]) => f(a) / f(b), two)})`;
+}
+
+/** The bench process's CPU in cores over the rounds, the busier of each round's two runs. */
+export const driverCores = (pairs: [Run, Run][]) =>
+  formatRange(
+    pairs.map(([a, b]) => Math.max(a.driverCores, b.driverCores)),
+    two,
+  );
+
+/** A goal's line: its values' range over the rounds and the rounds in which it held. */
+export function goalLine(label: string, values: number[], goal: number, atLeast: boolean): void {
+  const verdict = held(values, (v) => (atLeast ? v >= goal : v <= goal));
+  const range = formatRange(values, two).padEnd(13);
+  console.log(`  ${label.padEnd(58)} ${range} goal ${atLeast ? ">=" : "<="} ${goal}: ${verdict}`);
+}
 
 export function printDelivery(results: DeliveryResults): void {
   const { rounds } = results;
   for (const point of rounds.values[0]?.points ?? []) {
     const runs = rounds.values.flatMap((round) => at(round, point.eventBytes / 1024, point.endpoints) ?? []);
-    const range = (f: (point: PointRuns) => number, format = whole) => formatRange(runs.map(f), format);
-    const both = (f: Figure) =>
-      `${range((p) => f(p.service))} / ${range((p) => f(p.forwarder))} (${range((p) => f(p.service) / f(p.forwarder), two)})`;
-    const driver = range((p) => Math.max(p.service.driverCores, p.forwarder.driverCores), two);
+    const pairs = runs.map((p): [Run, Run] => [p.service, p.forwarder]);
     console.log(
-      `  ${point.eventBytes / 1024} KB, ${point.endpoints} endpoint(s), ${point.events} events: events/s ${both(rate)}; CPU ms per 1,000 events ${both(cpu)}; bench process ${driver} of a core`,
+      `  ${point.eventBytes / 1024} KB, ${point.endpoints} endpoint(s), ${point.events} events: events/s ${sideBySide(pairs, rate)}; CPU ms per 1,000 events ${sideBySide(pairs, cpu)}; bench process ${driverCores(pairs)} of a core`,
     );
   }
   console.log("  (service / forwarder (ratio); bench process: subscribers, idle in-process host)");
   const goals = deliveryGoals(results);
-  const line = (label: string, values: number[], goal: number, atLeast: boolean) => {
-    const verdict = held(values, (v) => (atLeast ? v >= goal : v <= goal));
-    const range = formatRange(values, two).padEnd(13);
-    console.log(`  ${label.padEnd(58)} ${range} goal ${atLeast ? ">=" : "<="} ${goal}: ${verdict}`);
-  };
   const perEvent = rounds.values.map((round) => round.perEventPerSecond);
   console.log(`  one awaited send per event (1 KB): ${formatRange(perEvent, whole)} events/s`);
-  line("service / forwarder, events/s (1 KB, 1 endpoint)", goals.rate, 0.8, true);
-  line("host CPU per event / forwarder's (1 KB, 1 endpoint)", goals.cpu, 1.3, false);
-  line("service / one awaited send per event", goals.perEvent, 30, true);
-  line(
+  goalLine("service / forwarder, events/s (1 KB, 1 endpoint)", goals.rate, 0.8, true);
+  goalLine("host CPU per event / forwarder's (1 KB, 1 endpoint)", goals.cpu, 1.3, false);
+  goalLine("service / one awaited send per event", goals.perEvent, 30, true);
+  goalLine(
     `fan-out, ${goals.many} vs ${goals.few}: service's time ratio / forwarder's`,
     goals.fanOut,
     1.15,

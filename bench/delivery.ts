@@ -9,9 +9,10 @@ import { type DeliveryChild, spawnDeliveryChild } from "./delivery-child";
 import type { BenchStack } from "./local-stack";
 import { processCpuMicros } from "./process-cpu";
 import { type Rounds, runRounds } from "./rounds";
-import { benchInstance, createTopicEndpoint, makeEvents } from "./twin-events";
+import { benchInstance, createEventRoute, createTopicEndpoint, makeEvents } from "./twin-events";
 
-export type DeliveryPoint = { events: number; eventBytes: number; endpoints: number };
+/** filters: the service's, one event route per endpoint (none: no routes, every endpoint gets every event). */
+export type DeliveryPoint = { events: number; eventBytes: number; endpoints: number; filters?: string[] };
 /**
  * A timed run, from the child's start until every subscriber has every event: events/s, CPU ms per
  * 1,000 events of the measured process, and the bench process's CPU over the run in cores (the
@@ -32,7 +33,7 @@ export type DeliverySizes = Record<
 export type PointRuns = DeliveryPoint & { service: Run; forwarder: Run };
 export type DeliveryRound = { points: PointRuns[]; perEventPerSecond: number };
 export type DeliveryResults = { sizes: DeliverySizes; rounds: Rounds<DeliveryRound> };
-type Path = "service" | "forwarder";
+export type Path = "service" | "forwarder";
 let runs = 0;
 
 /** The service goes first in odd rounds, the forwarder in even ones: neither always meets the other's garbage. */
@@ -76,15 +77,20 @@ const until = async (subscribers: Arrivals[], count: number) =>
 
 /**
  * One path: fresh topics with a subscriber each (the service: a fresh instance, an endpoint per
- * topic); an untimed warm-up job of 10 events (links open, endpoints cached); the events on a fresh
- * queue, untimed; then timed. The child's CPU is read once it has stopped, its deletes done.
+ * topic, and a route per endpoint when the point has filters); an untimed warm-up job of 10 events
+ * (links open, endpoints and routes cached); the events on a fresh queue, untimed; then timed. The
+ * child's CPU is read once it has stopped, its deletes done.
  */
 async function runPath(drive: DeliveryDrive, path: Path, point: DeliveryPoint, events: CloudEvent[]) {
   const name = `d${++runs}-${path.slice(0, 3)}`;
   const topics = Array.from({ length: point.endpoints }, (_, index) => `${name}-${index}`);
   const instance = benchInstance(name);
-  for (const [index, topic] of path === "service" ? topics.entries() : [])
+  for (const [index, topic] of path === "service" ? topics.entries() : []) {
     await createTopicEndpoint(drive.stack, instance, `end-${index}`, topic);
+    const filter = point.filters?.[index];
+    if (filter !== undefined)
+      await createEventRoute(drive.stack, instance, `route-${index}`, `end-${index}`, filter);
+  }
   const child = drive[path];
   const connection = drive.stack.serviceBus.connectionString();
   const subscribers = await Promise.all(topics.map((topic) => countArrivals(connection, topic)));
@@ -118,12 +124,28 @@ async function runPath(drive: DeliveryDrive, path: Path, point: DeliveryPoint, e
  * (a process of its own) delivering the same events, already on a storage queue in the service's
  * format, to `endpoints` topics through the same relay and broker to the same kind of subscriber.
  */
-export async function measureDelivery(drive: DeliveryDrive, point: DeliveryPoint, serviceGoesFirst = true) {
+export function measureDelivery(drive: DeliveryDrive, point: DeliveryPoint, serviceGoesFirst = true) {
+  const paths: Path[] = serviceGoesFirst ? ["service", "forwarder"] : ["forwarder", "service"];
+  return measureEach(
+    drive,
+    point,
+    paths.map((path) => [path, path, point]),
+  );
+}
+
+/**
+ * Timed runs of the same events (`point.events` of `point.eventBytes`), one after the other in
+ * the order given, each a label, its path and its point (topics, endpoints, routes).
+ */
+export async function measureEach<Label extends string>(
+  drive: DeliveryDrive,
+  point: DeliveryPoint,
+  order: [Label, Path, DeliveryPoint][],
+): Promise<Record<Label, Run>> {
   const events = sizedEvents(point.events, `d${runs}`, point.eventBytes);
-  const result: Partial<Record<Path, Run>> = {};
-  for (const path of serviceGoesFirst ? ["service", "forwarder"] : ["forwarder", "service"])
-    result[path as Path] = await runPath(drive, path as Path, point, events);
-  return result as { service: Run; forwarder: Run };
+  const result: Partial<Record<Label, Run>> = {};
+  for (const [label, path, pointOf] of order) result[label] = await runPath(drive, path, pointOf, events);
+  return result as Record<Label, Run>;
 }
 
 /** One awaited send per event (1 KB events) on an open link, until the subscriber has them. */
@@ -160,14 +182,8 @@ export function deliveryPoints({ events, sizesKb, endpoints, budgetMb }: Deliver
  * one untimed measurement first (both children's code compiled, the broker warm), then rounds of
  * every point, the paths taking turns going first (serviceFirst), and the one-by-one baseline.
  */
-export async function benchDelivery(stack: BenchStack, sizes: DeliverySizes): Promise<DeliveryResults> {
-  const service = await spawnDeliveryChild("delivery-host-main.js", stack.settings);
-  const forwarder = await spawnDeliveryChild("bare-forwarder-main.js", {
-    FORWARDER_STORAGE: stack.settings.AzureWebJobsStorage,
-    FORWARDER_SERVICE_BUS: stack.serviceBus.connectionString(),
-  }).catch((error: unknown) => service.close().then(() => Promise.reject(error)));
-  const drive: DeliveryDrive = { stack, service, forwarder, perWrite: sizes.requestEvents };
-  try {
+export function benchDelivery(stack: BenchStack, sizes: DeliverySizes): Promise<DeliveryResults> {
+  return withDeliveryChildren(stack, sizes.requestEvents, async (drive) => {
     await measureDelivery(drive, { events: Math.min(sizes.events, 1000), eventBytes: 1024, endpoints: 1 });
     const rounds = await runRounds(sizes.rounds, async (round) => {
       const points: PointRuns[] = [];
@@ -176,6 +192,22 @@ export async function benchDelivery(stack: BenchStack, sizes: DeliverySizes): Pr
       return { points, perEventPerSecond: await perEventPerSecond(stack, sizes.perEventEvents) };
     });
     return { sizes, rounds };
+  });
+}
+
+/** The host and the forwarder as child processes on `stack`, `perWrite` events a queue write; both closed after `use`. */
+export async function withDeliveryChildren<T>(
+  stack: BenchStack,
+  perWrite: number,
+  use: (drive: DeliveryDrive) => Promise<T>,
+): Promise<T> {
+  const service = await spawnDeliveryChild("delivery-host-main.js", stack.settings);
+  const forwarder = await spawnDeliveryChild("bare-forwarder-main.js", {
+    FORWARDER_STORAGE: stack.settings.AzureWebJobsStorage,
+    FORWARDER_SERVICE_BUS: stack.serviceBus.connectionString(),
+  }).catch((error: unknown) => service.close().then(() => Promise.reject(error)));
+  try {
+    return await use({ stack, service, forwarder, perWrite });
   } finally {
     await Promise.all([service.close(), forwarder.close()]);
   }

@@ -4,10 +4,11 @@ import { projectRoot } from "../dev/local-paths";
 import { behindRelay, serviceBusPort, spawnDelayRelay } from "./delay-relay-process";
 import { benchDelivery } from "./delivery";
 import { deliveryCharts, printDelivery } from "./delivery-report";
+import { benchRoutes, printRoutes, ROUTED_ENDPOINTS } from "./delivery-routes";
 import { benchDeploymentPackage, printDeploymentPackage } from "./deployment-package";
 import { positiveInteger, positiveIntegers } from "./env";
 import { benchHandlers, printHandlers } from "./handler-bench";
-import { startBenchStack } from "./local-stack";
+import { type BenchStack, startBenchStack } from "./local-stack";
 import { benchOperationCounts, printOperationCounts } from "./operation-counts";
 import { benchScaleCurves, printScaleCurves, scaleCharts, scaleSizes } from "./scale-curves";
 import { type ChartSpec, lineChart } from "./svg-chart";
@@ -16,11 +17,11 @@ import { type ChartSpec, lineChart } from "./svg-chart";
  * `npm run bench` (`npm run bench:node22` on the Node.js infra/ deploys): the service's own work,
  * each figure beside the least program doing the same job, as ranges over rounds with the rounds
  * that held each goal. A benchmark, not a test: it reports, and fails only if it cannot run.
- * BENCH_ONLY=package,counts,handler,delivery,scale picks parts; sizes: docs/performance.md.
+ * BENCH_ONLY=package,counts,handler,delivery,routes,scale picks parts; sizes: docs/performance.md.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
-const PARTS = ["package", "counts", "handler", "delivery", "scale"];
+const PARTS = ["package", "counts", "handler", "delivery", "routes", "scale"];
 const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
 const CHARTS = path.resolve(projectRoot(), process.env.BENCH_CHARTS ?? "docs/charts");
 const DELIVERY = {
@@ -54,17 +55,18 @@ function writeCharts(charts: ChartSpec[]): void {
   }
 }
 
-async function benchDeliveryPart(): Promise<void> {
+/** A bench stack whose Service Bus clients go through the delay relay, for `use`; stopped after it. */
+async function behindDelayRelay(use: (stack: BenchStack) => Promise<void>): Promise<void> {
   const direct = await startBenchStack();
   const relay = await spawnDelayRelay(serviceBusPort(direct.serviceBus.connectionString()), RTT_MS);
   const stop = () => void Promise.all([direct.stop(), relay.close()]).finally(() => process.exit(130));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    const results = await benchDelivery(behindRelay(direct, relay), DELIVERY);
-    printDelivery(results);
-    writeCharts(deliveryCharts(results));
+    await use(behindRelay(direct, relay));
   } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
     await relay.close();
     await direct.stop();
   }
@@ -92,7 +94,18 @@ async function main(): Promise<void> {
       `the queue function vs a bare forwarder, from a filled queue to the topics' subscribers, every Service Bus client through a ${RTT_MS} ms round-trip relay.`,
     )
   )
-    await benchDeliveryPart();
+    await behindDelayRelay(async (stack) => {
+      const results = await benchDelivery(stack, DELIVERY);
+      printDelivery(results);
+      writeCharts(deliveryCharts(results));
+    });
+  if (
+    part(
+      "routes",
+      `the queue function to ${ROUTED_ENDPOINTS} endpoints, each behind an event route's $body filter, vs the same without routes; ${DELIVERY.events} events a run, through the same relay.`,
+    )
+  )
+    await behindDelayRelay(async (stack) => printRoutes(await benchRoutes(stack, DELIVERY)));
   if (
     part("scale", "what the endpoint cache does as instances with traffic grow; a list as stored items grow.")
   ) {

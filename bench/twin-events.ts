@@ -34,13 +34,29 @@ export async function createTopicEndpoint(
   topic: string,
 ): Promise<void> {
   const connection = stack.serviceBus.connectionString(topic);
-  const created = await fetch(`${stack.baseUrl}${instance}/endpoints/${name}`, {
+  await create(stack, `${instance}/endpoints/${name}`, {
+    queuePrimaryConnectionString: connection,
+    queueSecondaryConnectionString: connection,
+  });
+}
+
+/** Creates an event route of `instance`: the events `filter` lets through go to `endpointName`. */
+export async function createEventRoute(
+  stack: BenchStack,
+  instance: string,
+  name: string,
+  endpointName: string,
+  filter: string,
+): Promise<void> {
+  await create(stack, `${instance}/eventRoutes/${name}`, { endpointName, filter });
+}
+
+/** A PUT through the service's HTTP API that must create (201). */
+async function create(stack: BenchStack, path: string, body: object): Promise<void> {
+  const created = await fetch(`${stack.baseUrl}${path}`, {
     method: "PUT",
     headers: { "x-functions-key": BENCH_FUNCTION_KEY, "content-type": "application/json" },
-    body: JSON.stringify({
-      queuePrimaryConnectionString: connection,
-      queueSecondaryConnectionString: connection,
-    }),
+    body: JSON.stringify(body),
   });
-  if (created.status !== 201) throw new Error(`endpoint: ${created.status} ${await created.text()}`);
+  if (created.status !== 201) throw new Error(`${path}: ${created.status} ${await created.text()}`);
 }

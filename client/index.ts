@@ -20,14 +20,17 @@ export {
   EndpointsClient,
   type RedeliverDeadLettersOptions,
 } from "./endpoints-client";
+export { type CreateEventRouteOptions, EventRoutesClient } from "./event-routes-client";
 export { EventsClient } from "./events-client";
 export type { PagedAsyncIterable } from "./paged-list";
 export { ProfilesClient } from "./profiles-client";
 export {
   type AssessmentRef,
   endpointId,
+  eventRouteId,
   type ProjectRef,
   parseEndpointId,
+  parseEventRouteId,
   parseRoleAssignmentId,
   parseTwinsInstanceId,
   ROLE_ASSIGNMENTS_SEGMENT,

@@ -6,6 +6,7 @@
 import {
   AUTHENTICATION_PROFILE_PATH,
   CLUSTER_ASSESSMENT_PATH,
+  EVENT_ROUTE_PATH,
   QUEUE_ENDPOINT_PATH,
   TWIN_EVENTS_PATH,
   TWINS_INSTANCE_PATH,
@@ -36,7 +37,10 @@ export function segment(value: string, what: string): string {
 }
 
 /** How a name that is not a usable segment is called in the error. */
-const LABELS: Readonly<Record<string, string>> = { endpointName: "endpoint name" };
+const LABELS: Readonly<Record<string, string>> = {
+  endpointName: "endpoint name",
+  eventRouteName: "event route name",
+};
 
 function encode(value: string, param: string): string {
   return segment(value, LABELS[param] ?? param);
@@ -67,6 +71,16 @@ export function parseEndpointId(id: string): { twinsInstanceId: string; name: st
   return split && { twinsInstanceId: split.parentId, name: split.name };
 }
 
+/** An event route's id (its import identifier): the instance id, then `/eventRoutes/{name}`. */
+export function eventRouteId(instanceId: string, name: string): string {
+  return EVENT_ROUTE_PATH.idUnder(instanceId, name);
+}
+
+export function parseEventRouteId(id: string): { twinsInstanceId: string; name: string } | undefined {
+  const split = EVENT_ROUTE_PATH.split(id);
+  return split && { twinsInstanceId: split.parentId, name: split.name };
+}
+
 function instanceRef(instanceId: string): TwinsInstanceRef {
   const ref = parseTwinsInstanceId(instanceId);
   if (!ref) {
@@ -90,6 +104,13 @@ export function endpointPath(instanceId: string, name?: string): string {
   return name === undefined
     ? QUEUE_ENDPOINT_PATH.collection.id(ref, encode)
     : QUEUE_ENDPOINT_PATH.id({ ...ref, endpointName: name }, encode);
+}
+
+export function eventRoutePath(instanceId: string, name?: string): string {
+  const ref = instanceRef(instanceId);
+  return name === undefined
+    ? EVENT_ROUTE_PATH.collection.id(ref, encode)
+    : EVENT_ROUTE_PATH.id({ ...ref, eventRouteName: name }, encode);
 }
 
 /** `POST {endpointId}/redeliverDeadLetters`: an action on the endpoint. */

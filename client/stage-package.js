@@ -88,7 +88,7 @@ const manifest = {
   version,
   private: true,
   description:
-    "Typed client for the twin resource service: authentication profiles, queue endpoints, twin events, cluster assessments",
+    "Typed client for the twin resource service: authentication profiles, queue endpoints, event routes, twin events, cluster assessments",
   license,
   main: "dist/client/index.js",
   types: "dist/client/index.d.ts",

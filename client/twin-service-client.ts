@@ -1,6 +1,7 @@
 import { AssessmentsClient } from "./assessments-client";
 import { type CallOptions, DEFAULT_API_VERSIONS, type TwinServiceClientOptions } from "./client-options";
 import { EndpointsClient } from "./endpoints-client";
+import { EventRoutesClient } from "./event-routes-client";
 import { EventsClient } from "./events-client";
 import { ProfilesClient } from "./profiles-client";
 import { ResourceCalls } from "./resource-calls";
@@ -21,6 +22,7 @@ import type { HealthReport } from "./types";
 export class TwinServiceClient {
   readonly profiles: ProfilesClient;
   readonly endpoints: EndpointsClient;
+  readonly eventRoutes: EventRoutesClient;
   readonly events: EventsClient;
   readonly assessments: AssessmentsClient;
   readonly roleAssignments: RoleAssignmentsClient;
@@ -31,6 +33,7 @@ export class TwinServiceClient {
     const versions = { ...DEFAULT_API_VERSIONS, ...options.apiVersion };
     this.profiles = new ProfilesClient(new ResourceCalls(this.transport, versions.resources));
     this.endpoints = new EndpointsClient(new ResourceCalls(this.transport, versions.resources));
+    this.eventRoutes = new EventRoutesClient(new ResourceCalls(this.transport, versions.resources));
     this.events = new EventsClient(this.transport, versions.resources);
     this.assessments = new AssessmentsClient(
       new ResourceCalls(this.transport, versions.assessments),

@@ -64,6 +64,24 @@ export interface QueueEndpointPatch {
   deadLetterStorageSecret?: string | null;
 }
 
+/** Which of an instance's events go to which of its endpoints. */
+export interface EventRoute {
+  id: string;
+  name: string;
+  /** An endpoint of the same instance. */
+  endpointName: string;
+  /** Azure Digital Twins' filter language, e.g. `type = 'Microsoft.DigitalTwins.Twin.Update' AND $body.temperature > 30`. */
+  filter: string;
+  /** Who created and last changed it, and when. */
+  systemData: SystemData;
+}
+
+/** A route is replaced whole (no PATCH); its endpoint must exist when it is written. */
+export interface EventRouteInput {
+  endpointName: string;
+  filter: string;
+}
+
 /** A CloudEvents 1.0 event in its JSON form; extension attributes are kept. */
 export interface CloudEvent {
   id: string;

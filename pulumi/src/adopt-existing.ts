@@ -1,4 +1,4 @@
-import type { AuthenticationProfile, QueueEndpoint } from "../../client/types";
+import type { AuthenticationProfile, EventRoute, QueueEndpoint } from "../../client/types";
 import { maskConnectionString, maskDeadLetterSecret } from "./masked-secrets";
 
 /** What the providers' inputs hold of each resource (their own types import this module). */
@@ -10,6 +10,7 @@ type EndpointInputs = Pick<
   QueueEndpoint,
   "twinsInstanceId" | "queuePrimaryConnectionString" | "queueSecondaryConnectionString"
 > & { name?: string; deadLetterStorageSecret?: string };
+type RouteInputs = Pick<EventRoute, "endpointName" | "filter"> & { twinsInstanceId: string; name?: string };
 
 // The `import` option, as the providers serve it: the existing resource is taken over only when the
 // program describes it as it is, as Pulumi's own import does; otherwise nothing changes and the error
@@ -50,6 +51,30 @@ export function adoptEndpoint<T extends QueueEndpoint>(existing: T, inputs: Endp
     throw new Error(
       `The endpoint to import differs from the program in ${differing.join(", ")}: make the program match ` +
         "the existing endpoint, import it, then change it.",
+    );
+  }
+  return existing;
+}
+
+/**
+ * The existing route (`twinsInstanceId` is the one its id names), if the program's inputs are its
+ * own. Names compare ignoring case, as the service matches them; the filter as written.
+ */
+export function adoptEventRoute<T extends EventRoute>(
+  existing: T,
+  existingInstanceId: string,
+  inputs: RouteInputs,
+): T {
+  const differing = [
+    existingInstanceId.toLowerCase() !== inputs.twinsInstanceId.toLowerCase() && "twinsInstanceId",
+    inputs.name !== undefined && existing.name.toLowerCase() !== inputs.name.toLowerCase() && "name",
+    existing.endpointName.toLowerCase() !== inputs.endpointName.toLowerCase() && "endpointName",
+    existing.filter !== inputs.filter && "filter",
+  ].filter((field): field is string => field !== false);
+  if (differing.length > 0) {
+    throw new Error(
+      `The event route to import differs from the program in ${differing.join(", ")}: make the program ` +
+        "match the existing route, import it, then change it.",
     );
   }
   return existing;

@@ -1,15 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { AuthenticationProfile } from "../../client/types";
 import { adoptProfile } from "./adopt-existing";
+import { ConfiguredProvider } from "./configured-provider";
 import { diffFields, type FieldRoles } from "./field-diff";
 import { unlessNotFound } from "./not-found";
-import {
-  type ConfiguredConnection,
-  connectionOutputs,
-  readConfiguredConnection,
-  type ServiceConnectionInputs,
-  serviceClient,
-} from "./service-connection";
+import { connectionOutputs, type ServiceConnectionInputs, serviceClient } from "./service-connection";
 
 export interface ProfileProviderInputs extends ServiceConnectionInputs {
   authenticationProfileName: string;
@@ -36,19 +31,11 @@ function outputs(profile: AuthenticationProfile, inputs: ServiceConnectionInputs
   };
 }
 
-/**
- * CRUD for AuthenticationProfile. The id is the profile's name. Serialized by Pulumi into the
- * state: it holds nothing but the stack config `configure` hands it in the provider process.
- */
+/** CRUD for AuthenticationProfile. The id is the profile's name. */
 export class AuthenticationProfileProvider
+  extends ConfiguredProvider
   implements pulumi.dynamic.ResourceProvider<ProfileProviderInputs, ProfileProviderOutputs>
 {
-  private configured: ConfiguredConnection = {};
-
-  async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    this.configured = readConfiguredConnection(request.config);
-  }
-
   async diff(_id: string, olds: ProfileProviderOutputs, news: ProfileProviderInputs) {
     return diffFields({ ...olds }, { ...news }, PROFILE_FIELD_ROLES);
   }

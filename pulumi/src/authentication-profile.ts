@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { AuthenticationProfileProvider } from "./authentication-profile-provider";
-import { connectionInputs, importAsInput, type ServiceConnectionArgs } from "./resource-connection";
+import { resourceInputs, type ServiceConnectionArgs } from "./resource-connection";
 
 export interface AuthenticationProfileArgs extends ServiceConnectionArgs {
   /** Changing it replaces the profile. */
@@ -47,21 +47,11 @@ export class AuthenticationProfile extends pulumi.dynamic.Resource {
     argsOrState: AuthenticationProfileArgs | AuthenticationProfileState,
     opts: pulumi.CustomResourceOptions = {},
   ) {
-    const imported = importAsInput(opts);
-    const props = {
+    const own = {
       authenticationProfileName: argsOrState.authenticationProfileName,
       authenticationProfileContent: argsOrState.authenticationProfileContent,
-      ...connectionInputs(argsOrState),
-      importId: imported.importId,
     };
-    const secrets = { additionalSecretOutputs: ["serviceKey"] };
-    super(
-      provider,
-      name,
-      props,
-      pulumi.mergeOptions(imported.opts, secrets),
-      "twin-resource-service",
-      "AuthenticationProfile",
-    );
+    const inputs = resourceInputs(own, argsOrState, opts, ["serviceKey"]);
+    super(provider, name, inputs.props, inputs.opts, "twin-resource-service", "AuthenticationProfile");
   }
 }

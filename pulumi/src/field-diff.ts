@@ -4,6 +4,12 @@ import type * as pulumi from "@pulumi/pulumi";
 export interface FieldRoles {
   replaces: readonly string[];
   updates: readonly string[];
+  /**
+   * The fields that make the resource's id (default: `replaces`). A replacement that keeps them
+   * (ignoring case) names the same resource, so it deletes first: an event route replaced for a new
+   * endpointName under the same name could not be created beside the old one.
+   */
+  identity?: readonly string[];
 }
 
 type Props = Record<string, unknown>;
@@ -24,7 +30,9 @@ function sameIgnoringCase(a: unknown, b: unknown): boolean {
 export function diffFields(olds: Props, news: Props, roles: FieldRoles): pulumi.dynamic.DiffResult {
   const replaces = roles.replaces.filter((field) => !same(olds[field], news[field]));
   const updates = roles.updates.filter((field) => !same(olds[field], news[field]));
-  const sameIdentity = roles.replaces.every((field) => sameIgnoringCase(olds[field], news[field]));
+  const sameIdentity = (roles.identity ?? roles.replaces).every((field) =>
+    sameIgnoringCase(olds[field], news[field]),
+  );
   return {
     changes: replaces.length > 0 || updates.length > 0,
     replaces,

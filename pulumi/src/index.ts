@@ -11,6 +11,12 @@ export {
   getClusterAssessmentOperationOutput,
 } from "./cluster-assessment";
 export {
+  EVENT_ROUTE_SECRET_OUTPUTS,
+  EventRoute,
+  type EventRouteArgs,
+  type EventRouteState,
+} from "./event-route";
+export {
   QUEUE_ENDPOINT_SECRET_OUTPUTS,
   QueueEndpoint,
   type QueueEndpointArgs,

@@ -5,14 +5,8 @@ import type { QueueEndpoint, QueueEndpointInput } from "../../client/types";
 import { adoptEndpoint } from "./adopt-existing";
 import { diffFields, type FieldRoles } from "./field-diff";
 import { keepKnownSecret, maskConnectionString, maskDeadLetterSecret } from "./masked-secrets";
-import { unlessNotFound } from "./not-found";
-import {
-  type ConfiguredConnection,
-  connectionOutputs,
-  readConfiguredConnection,
-  type ServiceConnectionInputs,
-  serviceClient,
-} from "./service-connection";
+import { connectionOutputs, type ServiceConnectionInputs } from "./service-connection";
+import { type TwinsChildInputs, TwinsChildProvider } from "./twins-child-provider";
 
 export interface EndpointSecretsInputs {
   queuePrimaryConnectionString: string;
@@ -20,15 +14,8 @@ export interface EndpointSecretsInputs {
   deadLetterStorageSecret?: string;
 }
 
-export interface EndpointProviderInputs extends EndpointSecretsInputs, ServiceConnectionInputs {
-  twinsInstanceId: string;
-  /** Absent: `check` names the endpoint `<logicalName>-<7 random chars>`, once, and keeps that name. */
-  name?: string;
-  /** The Pulumi resource name, the prefix of a generated name. */
-  logicalName?: string;
-  /** Set from the `import` resource option: adopt this existing endpoint instead of creating one. */
-  importId?: string;
-}
+/** `name` absent: `check` names the endpoint `<logicalName>-<7 random chars>`, once, and keeps that name. */
+export interface EndpointProviderInputs extends EndpointSecretsInputs, TwinsChildInputs {}
 
 export interface EndpointProviderOutputs extends EndpointSecretsInputs, ServiceConnectionInputs {
   twinsInstanceId: string;
@@ -97,16 +84,26 @@ function endpointRef(id: string): { twinsInstanceId: string; name: string } {
 }
 
 /**
- * CRUD for QueueEndpoint. The id is the endpoint's full resource path. Serialized by Pulumi into
- * the state: it holds nothing but the stack config `configure` hands it in the provider process.
+ * CRUD for QueueEndpoint. The id is the endpoint's full resource path. Its update is a full PUT
+ * that must find the endpoint (If-Match: *): an absent dead-letter secret is removed.
  */
 export class QueueEndpointProvider
+  extends TwinsChildProvider<
+    QueueEndpointInput,
+    QueueEndpoint,
+    EndpointProviderInputs,
+    EndpointProviderOutputs
+  >
   implements pulumi.dynamic.ResourceProvider<EndpointProviderInputs, EndpointProviderOutputs>
 {
-  private configured: ConfiguredConnection = {};
-
-  async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    this.configured = readConfiguredConnection(request.config);
+  constructor() {
+    super({
+      collection: (client) => client.endpoints,
+      ref: endpointRef,
+      body,
+      outputs,
+      adopt: adoptEndpoint,
+    });
   }
 
   /** Names an unnamed endpoint: the name it already has, the import id's, or a new generated one. */
@@ -120,43 +117,4 @@ export class QueueEndpointProvider
   async diff(_id: string, olds: EndpointProviderOutputs, news: EndpointProviderInputs) {
     return diffFields({ ...olds }, { ...news }, ENDPOINT_FIELD_ROLES);
   }
-
-  async create(inputs: EndpointProviderInputs) {
-    const client = serviceClient(inputs, this.configured);
-    const endpoint =
-      inputs.importId === undefined
-        ? await client.endpoints.create(inputs.twinsInstanceId, body(inputs), {
-            ...(inputs.name !== undefined && { name: inputs.name }),
-            ...(inputs.logicalName !== undefined && { logicalName: inputs.logicalName }),
-          })
-        : adoptEndpoint(await getById(client, inputs.importId), inputs);
-    return { id: endpoint.id, outs: outputs(endpoint, inputs) };
-  }
-
-  /** Works from the id alone (refresh, `get`); the props lend the connection and the real secrets. */
-  async read(id: string, props?: Partial<EndpointProviderOutputs>) {
-    const known = props ?? {};
-    const client = serviceClient(known, this.configured);
-    const endpoint = await unlessNotFound(() => getById(client, id));
-    if (endpoint === undefined) return {};
-    return { id: endpoint.id, props: outputs(endpoint, known) };
-  }
-
-  /** A full PUT that must find the endpoint (If-Match: *); an absent dead-letter secret is removed. */
-  async update(id: string, _olds: EndpointProviderOutputs, news: EndpointProviderInputs) {
-    const client = serviceClient(news, this.configured);
-    const ref = endpointRef(id);
-    const endpoint = await client.endpoints.put(ref.twinsInstanceId, ref.name, body(news), { ifMatch: "*" });
-    return { outs: outputs(endpoint, news) };
-  }
-
-  async delete(id: string, props: EndpointProviderOutputs) {
-    const ref = endpointRef(id);
-    await serviceClient(props, this.configured).endpoints.delete(ref.twinsInstanceId, ref.name);
-  }
-}
-
-function getById(client: ReturnType<typeof serviceClient>, id: string) {
-  const ref = endpointRef(id);
-  return client.endpoints.get(ref.twinsInstanceId, ref.name);
 }

@@ -1,11 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { QueueEndpointProvider } from "./queue-endpoint-provider";
-import {
-  connectionInputs,
-  importAsInput,
-  type ServiceConnectionArgs,
-  secretOrUndefined,
-} from "./resource-connection";
+import { resourceInputs, type ServiceConnectionArgs, secretOrUndefined } from "./resource-connection";
 
 export interface QueueEndpointArgs extends ServiceConnectionArgs {
   /** The digital-twins instance's id. Changing it replaces the endpoint. */
@@ -71,25 +66,15 @@ export class QueueEndpoint extends pulumi.dynamic.Resource {
     args: QueueEndpointArgs | QueueEndpointState,
     opts: pulumi.CustomResourceOptions = {},
   ) {
-    const imported = importAsInput(opts);
-    const props = {
+    const own = {
       twinsInstanceId: args.twinsInstanceId,
       name: args.name,
       logicalName: name,
       queuePrimaryConnectionString: secretOrUndefined(args.queuePrimaryConnectionString),
       queueSecondaryConnectionString: secretOrUndefined(args.queueSecondaryConnectionString),
       deadLetterStorageSecret: secretOrUndefined(args.deadLetterStorageSecret),
-      ...connectionInputs(args),
-      importId: imported.importId,
     };
-    const secrets = { additionalSecretOutputs: QUEUE_ENDPOINT_SECRET_OUTPUTS };
-    super(
-      provider,
-      name,
-      props,
-      pulumi.mergeOptions(imported.opts, secrets),
-      "twin-resource-service",
-      "QueueEndpoint",
-    );
+    const inputs = resourceInputs(own, args, opts, QUEUE_ENDPOINT_SECRET_OUTPUTS);
+    super(provider, name, inputs.props, inputs.opts, "twin-resource-service", "QueueEndpoint");
   }
 }

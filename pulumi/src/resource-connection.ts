@@ -12,9 +12,7 @@ export interface ServiceConnectionArgs {
 }
 
 /** The connection as resource inputs; the key is made secret whatever the caller passed. */
-export function connectionInputs(
-  args: ServiceConnectionArgs,
-): Record<string, pulumi.Input<string> | undefined> {
+function connectionInputs(args: ServiceConnectionArgs): Record<string, pulumi.Input<string> | undefined> {
   return {
     serviceEndpoint: args.serviceEndpoint,
     serviceKey: secretOrUndefined(args.serviceKey),
@@ -32,10 +30,27 @@ export function secretOrUndefined(
  * code: pulumi/pulumi#16175), so the `import` option is carried as an `importId` input instead, and
  * the provider's create adopts that resource, failing as Pulumi's import does when it differs.
  */
-export function importAsInput(opts: pulumi.CustomResourceOptions): {
+function importAsInput(opts: pulumi.CustomResourceOptions): {
   opts: pulumi.CustomResourceOptions;
   importId: pulumi.Input<string> | undefined;
 } {
   const { import: importId, ...rest } = opts;
   return { opts: rest, importId };
+}
+
+/**
+ * The props and options a resource here hands `pulumi.dynamic.Resource`: its own inputs, then the
+ * connection and the `import` option as inputs; the outputs that hold credentials made secret.
+ */
+export function resourceInputs(
+  own: pulumi.Inputs,
+  args: ServiceConnectionArgs,
+  opts: pulumi.CustomResourceOptions,
+  secretOutputs: string[],
+): { props: pulumi.Inputs; opts: pulumi.CustomResourceOptions } {
+  const imported = importAsInput(opts);
+  return {
+    props: { ...own, ...connectionInputs(args), importId: imported.importId },
+    opts: pulumi.mergeOptions(imported.opts, { additionalSecretOutputs: secretOutputs }),
+  };
 }

@@ -3,14 +3,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import { parseRoleAssignmentId } from "../../client/resource-paths";
 import { roleDefinitionGuid } from "../../client/role-definitions";
 import type { PrincipalType, RoleAssignment, RoleAssignmentInput } from "../../client/types";
+import { ConfiguredProvider } from "./configured-provider";
 import { unlessNotFound } from "./not-found";
-import {
-  type ConfiguredConnection,
-  connectionOutputs,
-  readConfiguredConnection,
-  type ServiceConnectionInputs,
-  serviceClient,
-} from "./service-connection";
+import { connectionOutputs, type ServiceConnectionInputs, serviceClient } from "./service-connection";
 
 /** What names an assignment: the role, by name or by id. */
 interface RoleFields {
@@ -111,17 +106,11 @@ function adoptAssignment(existing: RoleAssignment, inputs: RoleAssignmentProvide
  * CRUD for RoleAssignment. The id is the assignment's id. An assignment is never changed in place
  * (the service refuses): any change of scope, principal, role or name replaces it, deleting first
  * when the new one would be the same principal, role and scope (the service allows one of those).
- * Serialized by Pulumi into the state: it holds nothing but the stack config `configure` hands it.
  */
 export class RoleAssignmentProvider
+  extends ConfiguredProvider
   implements pulumi.dynamic.ResourceProvider<RoleAssignmentProviderInputs, RoleAssignmentProviderOutputs>
 {
-  private configured: ConfiguredConnection = {};
-
-  async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    this.configured = readConfiguredConnection(request.config);
-  }
-
   /** Names an unnamed assignment: the name it already has, the import id's, or a new GUID. */
   async check(olds: Partial<RoleAssignmentProviderInputs>, news: RoleAssignmentProviderInputs) {
     const failures: pulumi.dynamic.CheckFailure[] = [];

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { BuiltInRoleName, PrincipalType } from "../../client/types";
-import { connectionInputs, importAsInput, type ServiceConnectionArgs } from "./resource-connection";
+import { resourceInputs, type ServiceConnectionArgs } from "./resource-connection";
 import { RoleAssignmentProvider } from "./role-assignment-provider";
 
 export interface RoleAssignmentArgs extends ServiceConnectionArgs {
@@ -69,25 +69,15 @@ export class RoleAssignment extends pulumi.dynamic.Resource {
     args: RoleAssignmentArgs | RoleAssignmentState,
     opts: pulumi.CustomResourceOptions = {},
   ) {
-    const imported = importAsInput(opts);
-    const props = {
+    const own = {
       scope: args.scope,
       principalId: args.principalId,
       roleDefinitionName: args.roleDefinitionName,
       roleDefinitionId: args.roleDefinitionId,
       principalType: args.principalType,
       name: args.name,
-      ...connectionInputs(args),
-      importId: imported.importId,
     };
-    const secrets = { additionalSecretOutputs: ["serviceKey"] };
-    super(
-      provider,
-      name,
-      props,
-      pulumi.mergeOptions(imported.opts, secrets),
-      "twin-resource-service",
-      "RoleAssignment",
-    );
+    const inputs = resourceInputs(own, args, opts, ["serviceKey"]);
+    super(provider, name, inputs.props, inputs.opts, "twin-resource-service", "RoleAssignment");
   }
 }

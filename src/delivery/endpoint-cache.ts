@@ -76,8 +76,9 @@ export class EndpointCache implements EndpointSource {
 
   async forInstance(instance: InstancePath, wanted?: WantedVersion): Promise<DeliveryEndpoint[]> {
     const key = instanceKey(instance);
-    this.dropExpired();
+    // Read before the expired entries go: a reload reuses the filters its expired entry compiled.
     let entry = this.entries.get(key);
+    this.dropExpired();
     if (!entry || entry.expires <= this.now()) entry = this.load(key, instance, new Set(), entry);
     const endpoints = await entry.endpoints;
     if (wanted === undefined || holds(endpoints, entry, wanted)) return endpoints;

@@ -49,6 +49,8 @@ interface Invocation {
   logger: DeliveryLogger;
   /** The trace ids of all the message's events, for the log lines; worked out once, when first asked. */
   allTraceIds?: string;
+  /** The message's events, whose trace ids those are (an endpoint that routes name may get fewer). */
+  allEvents?: CloudEvent[];
 }
 
 /**
@@ -105,9 +107,9 @@ export class TwinEventDelivery {
     }
     const receivedAt = twinsMessage.receivedAt ?? this.now().toISOString();
     // A retry is owed to its endpoint: the routes let its events through when they were first sent.
-    const shares = retryFor === undefined ? this.routed(run, twinsMessage, endpoints) : undefined;
     // What does not depend on the endpoint is done once: the events as encoded Service Bus batches.
     const all = new SharedBatches(twinsMessage.events);
+    const shares = retryFor === undefined ? this.routed(run, twinsMessage, endpoints, all) : undefined;
     await Promise.all(
       endpoints.map(async (endpoint) => {
         const share = shares?.get(endpoint) ?? { events: twinsMessage.events, batches: all };
@@ -129,9 +131,11 @@ export class TwinEventDelivery {
     run: Invocation,
     message: DeliveryMessage,
     endpoints: DeliveryEndpoint[],
+    all: SharedBatches,
   ): Map<DeliveryEndpoint, { events: CloudEvent[]; batches: SharedBatches }> | undefined {
     if (endpoints.every((endpoint) => endpoint.accepts === undefined)) return undefined;
     const shares = new Map<DeliveryEndpoint, { events: CloudEvent[]; batches: SharedBatches }>();
+    const everything = { events: message.events, batches: all };
     const bySelection = new Map<string, { events: CloudEvent[]; batches: SharedBatches }>();
     const reached = new Set<CloudEvent>();
     let everyEventReached = false;
@@ -148,7 +152,7 @@ export class TwinEventDelivery {
         events.push(event);
         selection += `${index},`;
       });
-      let share = bySelection.get(selection);
+      let share = events.length === message.events.length ? everything : bySelection.get(selection);
       if (share === undefined) {
         share = { events, batches: new SharedBatches(events) };
         bySelection.set(selection, share);
@@ -350,8 +354,12 @@ export class TwinEventDelivery {
   /** The delivered events' trace ids; for all of a message's events, worked out once per invocation. */
   private deliveredTraceIds(run: Invocation, message: DeliveryMessage, delivered: CloudEvent[]): string {
     if (delivered.length !== message.events.length) return eventTraceIds(delivered);
-    run.allTraceIds ??= eventTraceIds(message.events);
-    return run.allTraceIds;
+    // Worked out once for the message's events; an endpoint's share (routes) is worked out apart.
+    if (run.allEvents === undefined) {
+      run.allEvents = message.events;
+      run.allTraceIds = eventTraceIds(message.events);
+    }
+    return run.allEvents === message.events ? (run.allTraceIds as string) : eventTraceIds(delivered);
   }
 
   private async deadLetter(

@@ -83,7 +83,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: "AuthenticationFailed (no bearer token) or InvalidAuthenticationToken (WWW-Authenticate says why)",
   403: "AuthorizationFailed: the caller's role assignments do not allow the action at this path (whether or not the resource exists)",
   404: "ResourceNotFound: the resource does not exist, or the path matches no route of this document",
-  409: "QuotaExceeded, DeadLettersUnavailable (the endpoint has no usable dead-letter secret), RoleAssignmentExists or RoleAssignmentUpdateNotPermitted",
+  409: "QuotaExceeded, DeadLettersUnavailable (the endpoint has no usable dead-letter secret), EndpointInUse (event routes name the endpoint), RoleAssignmentExists or RoleAssignmentUpdateNotPermitted",
   412: "PreconditionFailed: If-Match does not list the current ETag (on a GET too), or If-None-Match lists it on a write",
   413: "PayloadTooLarge: the body is over 1 MiB",
   415: "UnsupportedMediaType: the Content-Type is not one the operation lists",

@@ -39,6 +39,8 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
    */
   moreBodyProblems?: (body: Record<string, unknown>, services: Services) => ErrorDetail[];
   service: (services: Services) => ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>;
+  /** When a DELETE may be refused with 409, and why (an endpoint that event routes name). */
+  deleteConflict?: string;
 }
 
 /** A resource's spec, its types inferred from the schemas and the service. */
@@ -230,13 +232,13 @@ export function deleteRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): R
     doc: {
       ...itemDoc(spec),
       summary: `Delete a ${spec.noun}`,
-      description: `200 when the ${spec.noun} was deleted, 204 when there was none; If-Match makes it conditional on the current ETag.`,
+      description: `200 when the ${spec.noun} was deleted, 204 when there was none; If-Match makes it conditional on the current ETag.${spec.deleteConflict ? ` 409 when ${spec.deleteConflict}.` : ""}`,
       conditionalHeaders: ["If-Match"],
       responses: [
         { status: 200, description: "Deleted" },
         { status: 204, description: "There was nothing to delete" },
       ],
-      errors: [400, 412],
+      errors: spec.deleteConflict ? [400, 409, 412] : [400, 412],
     },
     handler: async (request, _context, services) => {
       const existed = await spec

@@ -5,6 +5,7 @@ import { BUILT_IN_ROLE_IDS } from "../../client/role-definitions";
 import type { clusterAssessmentSchema } from "../../src/assessments/assessment-schema";
 import { BUILT_IN_ROLES } from "../../src/auth/role-definitions";
 import type { queueEndpointSchema } from "../../src/endpoints/endpoint-schema";
+import type { eventRoutePutSchema, eventRouteSchema } from "../../src/event-routes/event-route-schema";
 import type { healthReportSchema } from "../../src/health/health-check";
 import type { redeliverResultSchema } from "../../src/http/routes/endpoint-actions";
 import type { authenticationProfileSchema } from "../../src/profiles/profile-schema";
@@ -32,11 +33,23 @@ describe("the client's types", () => {
       holds<Same<client.HealthReport, z.infer<typeof healthReportSchema>>>(),
       holds<Same<client.RedeliveryResult, z.infer<typeof redeliverResultSchema>>>(),
       holds<Same<client.RoleAssignment, z.infer<typeof roleAssignmentSchema>>>(),
-    ]).toEqual([true, true, true, true, true, true]);
+      holds<Same<client.EventRoute, z.infer<typeof eventRouteSchema>>>(),
+    ]).toEqual([true, true, true, true, true, true, true]);
   });
 
   it("send role assignments the service takes", () => {
     expect(holds<Within<client.RoleAssignmentInput, z.input<typeof roleAssignmentPutSchema>>>()).toBe(true);
+  });
+
+  it("send event routes the service takes, with every field it requires", () => {
+    type Put = z.input<typeof eventRoutePutSchema>;
+    // Within: what the client sends is a body the service takes. Required: the client's input has
+    // every field the service requires (the echoes id, name and systemData are optional there).
+    type RequiredKeys<T> = keyof { [K in keyof T as undefined extends T[K] ? never : K]: T[K] };
+    expect([
+      holds<Within<client.EventRouteInput, Put>>(),
+      holds<Same<RequiredKeys<Put>, keyof client.EventRouteInput>>(),
+    ]).toEqual([true, true]);
   });
 
   it("name the service's built-in roles, and its role-assignment path", () => {

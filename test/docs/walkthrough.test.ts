@@ -19,8 +19,9 @@ import { codeBlocks, ROOT, readPage } from "./doc-blocks";
 // started as the README says, with every port moved off its default as the README says one moves
 // them, then every command between the walkthrough markers, in order, in one bash session with
 // `set -e`. That second shell has only what the README tells a reader to source: nothing about
-// the ports. Each command must exit 0, print what the README promises, and name the moved ports
-// in its hints; once the stack stops, the helper commands must refuse, saying to run `npm start`.
+// the ports. Each command must exit 0, print what the README promises (and every ```text block of
+// the walkthrough, as shown), and name the moved ports in its hints; once the stack stops, the
+// helper commands must refuse, saying to run `npm start`.
 
 jest.setTimeout(420_000);
 
@@ -34,15 +35,32 @@ function readmePortVariables(): string[] {
 
 const PORT_VARIABLES = readmePortVariables();
 
-/** The ```sh blocks between <!-- walkthrough:start --> and <!-- walkthrough:end -->. */
-function walkthroughCommands(): string[] {
+/** The blocks of one language between <!-- walkthrough:start --> and <!-- walkthrough:end -->. */
+function walkthroughBlocks(language: string): string[] {
   const start = readme.indexOf("<!-- walkthrough:start -->");
   const end = readme.indexOf("<!-- walkthrough:end -->");
   if (start === -1 || end < start)
     throw new Error("README.md has no walkthrough:start / walkthrough:end markers");
   return codeBlocks("README.md", readme.slice(start, end))
-    .filter((block) => block.language === "sh")
+    .filter((block) => block.language === language)
     .map((block) => block.code);
+}
+
+/** The commands: the ```sh blocks. */
+const walkthroughCommands = () => walkthroughBlocks("sh");
+
+/**
+ * What the README shows a command printing: a ```text block is consecutive whole lines of the
+ * output, where `…` stands for any text within its line (a trace id, say).
+ */
+function shownOutput(block: string): RegExp {
+  const lines = block.split("\n").map((line) =>
+    line
+      .split("…")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*"),
+  );
+  return new RegExp(`^${lines.join("\n")}$`, "m");
 }
 
 /** The settings of the README's start command for the walkthrough, `NAME=value … npm start`. */
@@ -221,7 +239,7 @@ it("starts with the README's settings and writes the env file the commands sourc
   expect(file).toContain(`export BASE_URL=http://127.0.0.1:${ports.PORT}\n`);
 });
 
-it("runs every walkthrough command as written: a profile, an event received, a dead letter, an assessment", async () => {
+it("runs every walkthrough command as written: a profile, an event received, a dead letter, a route, an assessment", async () => {
   const commands = walkthroughCommands();
   expect(commands.length).toBeGreaterThanOrEqual(5);
   // Markers between the blocks tell which one was running when something failed.
@@ -250,13 +268,30 @@ it("runs every walkthrough command as written: a profile, an event received, a d
   expect(text).toMatch(/^unreachable\/\d{4}\/\d{2}\/\d{2}\/\d{2}\/evt-2\.json$/m);
   expect(text).toContain('"deadletterreason":"MaxDeliveryAttemptsExceeded"');
   expect(text).toContain('"id":"evt-2"');
-  // 3. Seeded into the stack's own Cosmos DB server, with a hint at its own host; then looked up
+  // 3. The route was made for the endpoint; of the two events only the hot one arrived, as the
+  // README shows it, and the other was counted unrouted; then the route was deleted.
+  expect(text).toContain(
+    '/eventRoutes/hot-machines","name":"hot-machines","endpointName":"orders","filter":"$body.temperature > 30"',
+  );
+  const outputs = walkthroughBlocks("text");
+  expect(outputs.length).toBeGreaterThanOrEqual(1);
+  for (const block of outputs)
+    expect({ block, shown: shownOutput(block).test(text) }).toEqual({ block, shown: true });
+  expect(text).toContain("message evt-3");
+  expect(text).not.toContain("message evt-4");
+  expect(stackOutput()).toMatch(/twin events: delivered=0 .*unrouted=1/);
+  const routes = await bash(
+    'source .local/local.env\ncurl -sS --fail-with-body "$BASE_URL/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/twins-rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/factory-twins/eventRoutes" -H "Authorization: Bearer $TOKEN"',
+    cleanEnvironment(),
+  );
+  expect(routes).toEqual({ code: 0, output: '{"value":[]}' });
+  // 4. Seeded into the stack's own Cosmos DB server, with a hint at its own host; then looked up
   // with two api-versions, and its project's list.
   expect(text).toContain(`into https://127.0.0.1:${ports.COSMOS_PORT}/`);
   expect(text).toMatch(new RegExp(`^  curl 'http://127\\.0\\.0\\.1:${ports.PORT}/subscriptions/`, "m"));
   expect(text.match(/"name":"web-tier-aks"/g)?.length).toBeGreaterThanOrEqual(3);
   expect(text).toContain('"type":"Microsoft.Migrate/assessmentProjects/clusterAssessments"');
-  // 4. Reader on twins-rg: assigned, reads there, refused a delete there and a read elsewhere.
+  // 5. Reader on twins-rg: assigned, reads there, refused a delete there and a read elsewhere.
   expect(text).toMatch(/"scope":"\/subscriptions\/0{8}-0{4}-0{4}-0{4}-0{12}\/resourceGroups\/twins-rg"/);
   expect(text).toContain('"roleDefinitionName":"Reader"');
   expect(text.match(/"code":"AuthorizationFailed"/g)?.length).toBe(2);

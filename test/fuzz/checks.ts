@@ -29,6 +29,7 @@ const CODES_BY_STATUS: Record<number, readonly string[]> = {
   409: [
     "QuotaExceeded",
     "DeadLettersUnavailable",
+    "EndpointInUse",
     "RoleAssignmentExists",
     "RoleAssignmentUpdateNotPermitted",
   ],

@@ -96,6 +96,28 @@ const eventsAtTheLimits = fc
     }),
   );
 
+/** Filters: valid ones, ones that try the parser (nesting, length, quotes, escapes, Unicode), and noise. */
+const routeFilter = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      "true",
+      "$body.temperature > 30 AND type = 'Twin.Update'",
+      "NOT (STARTS_WITH(subject, 'a\\'b') OR $body['k'][0] = null)",
+      "CONTAINS($body.name, '\u00e9😀')",
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .integer({ min: 1, max: 200 })
+      .map((depth) => `${"(".repeat(depth)}true${")".repeat(depth)}`),
+  },
+  { weight: 1, arbitrary: fc.integer({ min: 2000, max: 70_000 }).map((n) => `subject = '${"x".repeat(n)}'`) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 5000 }).map((n) => `${"NOT ".repeat(n)}true`) },
+  { weight: 3, arbitrary: fc.string({ unit: "grapheme", maxLength: 80 }) },
+);
+
 const rarely = <T>(arbitrary: fc.Arbitrary<T>) =>
   fc.oneof({ weight: 9, arbitrary: fc.constant(OMIT) }, { weight: 1, arbitrary });
 
@@ -105,6 +127,8 @@ interface Group {
   spec: RouteFuzzSpec;
   /** Share of the runs. */
   weight: number;
+  /** What the host must hold before the group's runs (the endpoints that routes name). */
+  setUp?: () => Promise<void>;
 }
 
 const groups: Group[] = [
@@ -138,6 +162,30 @@ const groups: Group[] = [
         name: (p) => p.endpointName ?? "",
         twinsInstanceId: instanceId,
         id: (p) => `${instanceId(p)}/endpoints/${p.endpointName}`,
+      },
+    },
+  },
+  {
+    name: "event routes",
+    tags: ["EventRoute"],
+    weight: 2,
+    setUp: () => createPoolEndpoints(host),
+    spec: {
+      bodyOverrides: {
+        filter: routeFilter,
+        // Mostly the endpoints the queue endpoints' group makes (the pools are made below, before any run).
+        endpointName: fc.oneof(
+          {
+            weight: 4,
+            arbitrary: fc.constant(0).chain(() => fc.constantFrom(...(pools.endpointName ?? []))),
+          },
+          { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
+        ),
+        systemData: rarely(fc.constant({})),
+      },
+      echoes: {
+        name: (p) => p.eventRouteName ?? "",
+        id: (p) => `${instanceId(p)}/eventRoutes/${p.eventRouteName}`,
       },
     },
   },
@@ -255,6 +303,7 @@ const pools = pathPools(
   {
     authenticationProfileName: 10,
     endpointName: 8,
+    eventRouteName: 6,
     assessmentName: 8,
     subscriptionId: 1,
     resourceGroupName: 2,
@@ -285,8 +334,28 @@ it("fuzzes every route of the table", () => {
   expect(covered.sort()).toEqual(routes.map((route) => route.name).sort());
 });
 
+/** Every pool endpoint in every pool instance, so that valid routes to them get stored. */
+async function createPoolEndpoints(target: TestHost): Promise<void> {
+  const connection =
+    "Endpoint=sb://fuzz-ns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=ZnV6eg==;EntityPath=fuzz";
+  const body = JSON.stringify({
+    queuePrimaryConnectionString: connection,
+    queueSecondaryConnectionString: connection,
+  });
+  for (const subscriptionId of pools.subscriptionId ?? [])
+    for (const resourceGroupName of pools.resourceGroupName ?? [])
+      for (const instanceName of pools.instanceName ?? [])
+        for (const endpointName of pools.endpointName ?? []) {
+          const instance = instanceId({ subscriptionId, resourceGroupName, instanceName });
+          const path = `${instance}/endpoints/${endpointName}`.split("/").map(encodeURIComponent).join("/");
+          const response = await target.request(path, { method: "PUT", body });
+          if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+        }
+}
+
 for (const group of groups) {
   describe(group.name, () => {
+    if (group.setUp) beforeAll(group.setUp);
     for (const { mode, weight } of MODES) {
       it(`keeps the invariants under ${mode} requests`, async () => {
         const context: FuzzContext = { routes, pools, spec: group.spec };
@@ -368,6 +437,7 @@ describe("tiny quotas", () => {
   const limits = {
     AUTH_PROFILE_MAX_COUNT: "2",
     ENDPOINTS_PER_INSTANCE_MAX: "2",
+    ROUTES_PER_INSTANCE_MAX: "2",
     AUTH_PROFILE_CONTENT_MAX_BYTES: "1024",
   };
   let tiny: TestHost;
@@ -384,21 +454,34 @@ describe("tiny quotas", () => {
       for (const resourceGroupName of pools.resourceGroupName ?? []) {
         for (const instanceName of pools.instanceName ?? []) {
           const instance = instanceId({ subscriptionId, resourceGroupName, instanceName });
-          lists.push([
-            `${instance.split("/").map(encodeURIComponent).join("/")}/endpoints`,
-            `endpoints of ${instance}`,
-          ]);
+          const path = instance.split("/").map(encodeURIComponent).join("/");
+          lists.push([`${path}/endpoints`, `endpoints of ${instance}`]);
+          lists.push([`${path}/eventRoutes`, `event routes of ${instance}`]);
         }
       }
     }
     const found: string[] = [];
+    const listed = new Map<string, { id: string; name: string; endpointName?: string }[]>();
     for (const [path, what] of lists) {
-      const body = (await (await tiny.request(`${path}?$top=1000`)).json()) as { value: { id: string }[] };
+      const body = (await (await tiny.request(`${path}?$top=1000`)).json()) as {
+        value: { id: string; name: string; endpointName?: string }[];
+      };
+      listed.set(path, body.value);
       if (body.value.length > 2) {
         found.push(
           `quota exceeded: ${body.value.length} ${what} (quota 2): ${body.value.map((item) => item.id).join(", ")}`,
         );
       }
+    }
+    // No route names an endpoint that is not there, whatever deletes raced its write.
+    for (const [path, routesListed] of listed) {
+      if (!path.endsWith("/eventRoutes")) continue;
+      const endpoints = (listed.get(path.replace(/eventRoutes$/, "endpoints")) ?? []).map((each) =>
+        each.name.toLowerCase(),
+      );
+      for (const route of routesListed)
+        if (!endpoints.includes(String(route.endpointName).toLowerCase()))
+          found.push(`route ${route.id} names the endpoint '${route.endpointName}', which is not stored`);
     }
     return found;
   }
@@ -406,7 +489,7 @@ describe("tiny quotas", () => {
   it("keeps the invariants, and the quotas, while creates and deletes race", async () => {
     const writes = routes.filter(
       (route) =>
-        ["AuthenticationProfile", "QueueEndpoint"].includes(route.doc.tag) &&
+        ["AuthenticationProfile", "QueueEndpoint", "EventRoute"].includes(route.doc.tag) &&
         (route.methods.includes("PUT") || route.methods.includes("DELETE")),
     );
     const requests = fc.oneof(...writes.map((route) => validRequest(route, pools)));

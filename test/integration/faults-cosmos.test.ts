@@ -28,6 +28,9 @@ afterAll(async () => {
   await cosmos.close();
 });
 
+const INSTANCE =
+  "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/twins";
+
 const put = (name: string) =>
   host.request(`/authenticationProfiles/${name}`, {
     method: "PUT",
@@ -47,6 +50,15 @@ it("answers 503 with Retry-After while the store is down, and recovers without a
       host.request(
         "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/twins/endpoints",
       ),
+    // Event routes: a write (its batch reads the endpoint), a delete (through the routes' ledger), a list.
+    () =>
+      host.request(`${INSTANCE}/eventRoutes/route-r`, {
+        method: "PUT",
+        body: JSON.stringify({ endpointName: "e-one", filter: "true" }),
+      }),
+    () => host.request(`${INSTANCE}/eventRoutes/route-r`, { method: "DELETE" }),
+    () => host.request(`${INSTANCE}/eventRoutes`),
+    () => host.request(`${INSTANCE}/endpoints/e-one`, { method: "DELETE" }),
   ];
   for (const request of requests) {
     const response = await request();

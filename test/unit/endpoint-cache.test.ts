@@ -59,3 +59,71 @@ it("keeps its entries in the order of expiry when an instance is read again", as
   await cache.forInstance(instance("a"));
   expect(reads).toEqual(["a", "b", "a", "c"]);
 });
+
+describe("event routes, read with the endpoints", () => {
+  const instance: InstancePath = { subscriptionId: "s", resourceGroupName: "rg", instanceName: "routed" };
+  const event = (data: unknown, type = "Twin.Update") => ({
+    id: "e",
+    source: "/s",
+    specversion: "1.0" as const,
+    type,
+    data,
+  });
+  function routedSource(routes: { name: string; endpointName: string; filter: string }[]) {
+    let now = 0;
+    const warnings: string[] = [];
+    const state = { routes, reads: 0 };
+    const service = {
+      listForDelivery: async () => {
+        state.reads++;
+        const endpoint = (name: string) => ({ id: name, name, topic: "t", secrets: {} as never });
+        return { endpoints: [endpoint("Hot"), endpoint("all")], routes: state.routes };
+      },
+    } as unknown as EndpointService;
+    const cache = new EndpointCache(
+      service,
+      TTL_MS,
+      () => now,
+      (line) => warnings.push(line),
+    );
+    return { cache, state, warnings, advance: (ms: number) => (now += ms) };
+  }
+
+  it("gives each endpoint that routes name the test of any of them, and none to the others", async () => {
+    const { cache } = routedSource([
+      { name: "r1", endpointName: "hot", filter: "$body.t > 30" },
+      { name: "r2", endpointName: "HOT", filter: "type = 'Twin.Create'" },
+    ]);
+    const [hot, all] = await cache.forInstance(instance);
+    expect(all?.accepts).toBeUndefined();
+    expect(hot?.accepts?.(event({ t: 31 }))).toBe(true);
+    expect(hot?.accepts?.(event({ t: 1 }, "Twin.Create"))).toBe(true);
+    expect(hot?.accepts?.(event({ t: 1 }))).toBe(false);
+  });
+
+  it("compiles a filter once across reloads, a changed one afresh, and forgets an instance when told", async () => {
+    const routes = [{ name: "r1", endpointName: "hot", filter: "$body.t > 30" }];
+    const { cache, state, advance } = routedSource(routes);
+    const first = (await cache.forInstance(instance))[0]?.accepts;
+    advance(TTL_MS);
+    const reloaded = (await cache.forInstance(instance))[0]?.accepts;
+    expect(state.reads).toBe(2);
+    expect(reloaded).toBe(first);
+    state.routes = [{ name: "r1", endpointName: "hot", filter: "$body.t < 30" }];
+    expect((await cache.forInstance(instance))[0]?.accepts).toBe(first);
+    cache.forget(instance);
+    const changed = (await cache.forInstance(instance))[0]?.accepts;
+    expect(state.reads).toBe(3);
+    expect(changed).not.toBe(first);
+    expect(changed?.(event({ t: 1 }))).toBe(true);
+  });
+
+  it("lets nothing through a stored filter that does not parse, and says so", async () => {
+    const { cache, warnings } = routedSource([{ name: "broken", endpointName: "hot", filter: "$body.t >" }]);
+    const [hot] = await cache.forInstance(instance);
+    expect(hot?.accepts?.(event({ t: 100 }))).toBe(false);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^event route 'broken': its stored filter does not parse/),
+    ]);
+  });
+});

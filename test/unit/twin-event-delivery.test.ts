@@ -3,6 +3,7 @@ import type { ServiceBusMessage, ServiceBusMessageBatch } from "@azure/service-b
 import fc from "fast-check";
 import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import type { DeadLetterPlace, DeadLetterReason } from "../../src/delivery/dead-letter-writer";
+import { type DeliveryCounters, emptyCounters } from "../../src/delivery/delivery-counters";
 import type { DeliveryLogger } from "../../src/delivery/delivery-log";
 import type { RetryState } from "../../src/delivery/delivery-message";
 import { EventsDoNotFit, type PoisonRecord } from "../../src/delivery/delivery-queues";
@@ -252,11 +253,16 @@ function message(ids: string[], extra: { receivedAt?: string; retry?: RetryState
 
 const RECEIVED_AT = "2026-11-22T07:59:00.000Z";
 
+/** An invocation's counters: the ones given, every other 0. */
+function counted(some: Partial<DeliveryCounters>): DeliveryCounters {
+  return { ...emptyCounters(), ...some };
+}
+
 describe("delivery to every endpoint", () => {
   it("sends every event to each endpoint's topic, in order, and counts them delivered", async () => {
     const kit = setUp([endpoint("a"), endpoint("b")]);
     const counters = await kit.handle(message(["e1", "e2", "e3"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 6, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 6 }));
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2", "e3"]);
     expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2", "e3"]);
     expect(kit.senders.sent.every((send) => send.connectionString.includes("primary"))).toBe(true);
@@ -385,7 +391,7 @@ describe("one endpoint failing", () => {
     const kit = setUp([endpoint("a"), endpoint("b"), endpoint("c")]);
     kit.senders.fail("b");
     const counters = await kit.handle(message(["e1", "e2"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 4, retried: 2, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 4, retried: 2 }));
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("c")).toEqual(["e1", "e2"]);
     expect(kit.deliveryQueues.retries).toHaveLength(1);
@@ -442,7 +448,7 @@ describe("a retry message", () => {
         retry: { endpointName: "X", attempt: 1, lastError: "ServiceBusError: timeout" },
       }),
     );
-    expect(counters).toEqual({ delivered: 2, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 2 }));
     expect(kit.senders.idsSentTo("x")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("y")).toEqual([]);
   });
@@ -468,7 +474,7 @@ describe("a retry message", () => {
     const counters = await kit.handle(
       message(["e1", "e2"], { retry: { endpointName: "gone", attempt: 1, lastError: "x" } }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 2, unrouted: 0 });
+    expect(counters).toEqual(counted({ discarded: 2 }));
     expect(kit.senders.sent).toEqual([]);
   });
 });
@@ -479,7 +485,7 @@ describe("an event the client refuses", () => {
     kit.senders.refusedIds.add("too-long");
     kit.senders.batchCapacity = 1;
     const counters = await kit.handle(message(["e1", "too-long", "e2"]));
-    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 4, deadLettered: 2 }));
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2"]);
     expect(kit.deliveryQueues.retries).toEqual([]);
@@ -500,7 +506,7 @@ describe("an event the client refuses", () => {
     const kit = setUp([endpoint("a", { deadLetter: false })]);
     kit.senders.refusedIds.add("too-long");
     const counters = await kit.handle(message(["too-long", "e1"]));
-    expect(counters).toEqual({ delivered: 1, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 1, poisoned: 1 }));
     expect(kit.deliveryQueues.poisoned).toEqual([
       { record: expect.objectContaining({ reason: "NoDeadLetterSecret" }), ids: ["too-long"] },
     ]);
@@ -533,7 +539,7 @@ describe("an event delivery cannot carry", () => {
       twinsInstanceId: INSTANCE,
       events: [event("e1"), deep, event("e2")],
     });
-    expect(counters).toEqual({ delivered: 4, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 4, poisoned: 1 }));
     expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
     expect(kit.senders.idsSentTo("b")).toEqual(["e1", "e2"]);
     expect(kit.deadLetterWriter.written).toEqual([]);
@@ -555,7 +561,7 @@ describe("an event delivery cannot carry", () => {
     kit.senders.fail("b");
     kit.deliveryQueues.unfitIds.add("huge");
     const counters = await kit.handle(message(["e1", "huge"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 0, retried: 2, deadLettered: 1, poisoned: 1, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ retried: 2, deadLettered: 1, poisoned: 1 }));
     expect(kit.deliveryQueues.retries.map((retry) => retry.ids)).toEqual([["e1"], ["e1"]]);
     expect(
       kit.deadLetterWriter.written.map(({ endpoint, event, why }) => ({ endpoint, event, why })),
@@ -591,7 +597,7 @@ describe("running out of attempts or time", () => {
         retry: { endpointName: "b", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
       }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 0, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ deadLettered: 2 }));
     expect(kit.deliveryQueues.retries).toEqual([]);
     expect(kit.deadLetterWriter.written).toEqual(
       ["e1", "e2"].map((id) => ({
@@ -628,7 +634,7 @@ describe("running out of attempts or time", () => {
         retry: { endpointName: "b", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
       }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ poisoned: 2 }));
     expect(kit.deadLetterWriter.written).toEqual([]);
     expect(kit.deliveryQueues.poisoned).toEqual([
       {
@@ -651,7 +657,7 @@ describe("running out of attempts or time", () => {
     kit.deadLetterWriter.failingEvents.add("e2");
     const expired = new Date(NOW.getTime() - SETTINGS.ttlSeconds * 1000).toISOString();
     const counters = await kit.handle(message(["e1", "e2", "e3"], { receivedAt: expired }));
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 2, poisoned: 1, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ deadLettered: 2, poisoned: 1 }));
     expect(kit.deadLetterWriter.written.map((written) => written.event)).toEqual(["e1", "e3"]);
     expect(kit.deliveryQueues.poisoned).toEqual([
       {
@@ -674,7 +680,7 @@ describe("an endpoint whose secrets cannot be opened", () => {
   it("holds up only itself: the others deliver, its events are retried with the reason", async () => {
     const kit = setUp([endpoint("a"), unreadable("sealed"), endpoint("c")]);
     const counters = await kit.handle(message(["e1"], { receivedAt: RECEIVED_AT }));
-    expect(counters).toEqual({ delivered: 2, retried: 1, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 2, retried: 1 }));
     expect(kit.senders.idsSentTo("a")).toEqual(["e1"]);
     expect(kit.senders.idsSentTo("c")).toEqual(["e1"]);
     expect(kit.deliveryQueues.retries.map((retry) => retry.message.retry)).toEqual([
@@ -699,7 +705,7 @@ describe("an endpoint whose secrets cannot be opened", () => {
         retry: { endpointName: "sealed", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
       }),
     );
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 2, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ poisoned: 2 }));
     expect(kit.senders.sent).toEqual([]);
     expect(kit.deadLetterWriter.written).toEqual([]);
     expect(kit.deliveryQueues.poisoned).toEqual([
@@ -723,7 +729,7 @@ describe("messages delivery cannot place", () => {
   it("discards and counts the events of an instance with no endpoints", async () => {
     const kit = setUp([]);
     const counters = await kit.handle(message(["e1", "e2", "e3"]));
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 0, discarded: 3, unrouted: 0 });
+    expect(counters).toEqual(counted({ discarded: 3 }));
     expect(kit.endpointSource.lookups).toBe(1);
     expect(kit.senders.sent).toEqual([]);
     expect(kit.deliveryQueues.retries).toEqual([]);
@@ -746,7 +752,7 @@ describe("messages delivery cannot place", () => {
     const events = [event("z1"), event("z2"), event("z3")];
     const zipped = { twinsInstanceId: INSTANCE, eventsGzip: await gzipEvents(events) };
     const counters = await kit.handle(zipped);
-    expect(counters).toEqual({ delivered: 3, retried: 0, deadLettered: 0, poisoned: 0, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ delivered: 3 }));
     expect(kit.senders.idsSentTo("a")).toEqual(["z1", "z2", "z3"]);
   });
 
@@ -781,7 +787,7 @@ describe("messages delivery cannot place", () => {
     const kit = setUp([endpoint("a")]);
     const original = { twinsInstanceId: INSTANCE, ...(await make()) };
     const counters = await kit.handle(original);
-    expect(counters).toEqual({ delivered: 0, retried: 0, deadLettered: 0, poisoned: 1, discarded: 0, unrouted: 0 });
+    expect(counters).toEqual(counted({ poisoned: 1 }));
     expect(kit.deliveryQueues.poisonedMessages).toEqual([
       { record: { reason: "InvalidMessage", detail: expect.stringContaining(detail) }, original },
     ]);
@@ -849,5 +855,73 @@ describe("the log", () => {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain(SIGNATURE);
     expect(text).toContain("SharedAccessKey=***");
+  });
+});
+
+describe("event routes", () => {
+  const only =
+    (...ids: string[]) =>
+    (each: CloudEvent) =>
+      ids.includes(each.id);
+  const routed = (name: string, accepts: (each: CloudEvent) => boolean) => ({ ...endpoint(name), accepts });
+
+  it("sends each routed endpoint what its routes let through, every event to the others, and encodes each selection once", async () => {
+    const kit = setUp([
+      endpoint("all"),
+      routed("one", only("e2")),
+      routed("same", only("e2")),
+      routed("none", only()),
+    ]);
+    const counters = await kit.handle(message(["e1", "e2", "e3"]));
+    expect(counters).toMatchObject({ delivered: 5, unrouted: 0 });
+    expect(kit.senders.idsSentTo("all")).toEqual(["e1", "e2", "e3"]);
+    expect(kit.senders.idsSentTo("one")).toEqual(["e2"]);
+    expect(kit.senders.idsSentTo("same")).toEqual(["e2"]);
+    // An endpoint that gets no event is not sent an empty batch.
+    expect(kit.senders.idsSentTo("none")).toEqual([]);
+    // Three events for every endpoint, one for the two that share a selection.
+    expect(kit.senders.encoded).toBe(4);
+  });
+
+  it("logs each endpoint's delivery with the trace ids of the events it got, and reuses the batches of every event", async () => {
+    const kit = setUp([
+      endpoint("all"),
+      routed("a", only("e1")),
+      routed("b", only("e2")),
+      routed("c", only("e1", "e2")),
+    ]);
+    await kit.handle(message(["e1", "e2"]));
+    const delivered = (name: string) =>
+      kit.logger.matching("twin events delivered:").find((line) => line.includes(`endpoint="${name}"`));
+    expect(delivered("a")).toContain(`traceIds="${eventTraceId(event("e1"))}"`);
+    expect(delivered("b")).toContain(`traceIds="${eventTraceId(event("e2"))}"`);
+    // "c" gets every event, as "all" does: one encoding of them serves both.
+    expect(kit.senders.encoded).toBe(4);
+  });
+
+  it("counts and logs (at debug) the events no route lets through, and dead-letters none of them", async () => {
+    const kit = setUp([routed("a", only("e1")), routed("b", only("e1", "e2"))]);
+    const debug: string[] = [];
+    Object.assign(kit.logger, { debug: (line: string) => debug.push(line) });
+    const counters = await kit.handle(message(["e1", "e2", "e3", "e4"]));
+    expect(counters).toEqual(counted({ delivered: 3, unrouted: 2 }));
+    expect(debug).toEqual([expect.stringMatching(/^twin events unrouted: .* events=2 /)]);
+    expect(kit.deadLetterWriter.written).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([]);
+  });
+
+  it("retries and dead-letters only what the routes let through to the failing endpoint", async () => {
+    const kit = setUp([routed("a", only("e2"))]);
+    kit.senders.fail("a");
+    await kit.handle(message(["e1", "e2"], { receivedAt: RECEIVED_AT }));
+    expect(kit.deliveryQueues.retries.map((retry) => retry.ids)).toEqual([["e2"]]);
+  });
+
+  it("sends a retry's events to its endpoint whatever the routes say now: they were let through when first sent", async () => {
+    const kit = setUp([routed("a", only())]);
+    const retry: RetryState = { endpointName: "a", attempt: 1, lastError: "timeout" };
+    const counters = await kit.handle(message(["e1", "e2"], { receivedAt: RECEIVED_AT, retry }));
+    expect(counters).toMatchObject({ delivered: 2, unrouted: 0 });
+    expect(kit.senders.idsSentTo("a")).toEqual(["e1", "e2"]);
   });
 });

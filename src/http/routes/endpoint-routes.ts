@@ -21,6 +21,8 @@ const endpoints = resourceSpec({
   resourceSchema: queueEndpointSchema,
   examples: endpointExamples,
   service: (services) => services.endpoints,
+  deleteConflict:
+    "event routes name the endpoint (EndpointInUse, naming them): delete them or point them elsewhere first",
 });
 
 /** The operations of the queueEndpoints rows of the route table. */
