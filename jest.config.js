@@ -27,6 +27,11 @@ const common = {
 module.exports = {
   testTimeout: 60000,
   maxWorkers: 2,
+  // A worker keeps what each file loaded (the SDKs, ts-jest's output) and grew past 1 GB of heap
+  // and 2 GB resident over a run; ending such a process took Jest's 500 ms grace, hence "a worker
+  // process has failed to exit gracefully" with nothing left open (.local/jest-worker-exits.log.ends).
+  // A worker over this much heap after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: "600MB",
   // A line per finished file, then the failures and the totals (test/support/summary-reporter.js).
   reporters: ["<rootDir>/test/support/summary-reporter.js"],
   projects: [

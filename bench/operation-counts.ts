@@ -86,6 +86,16 @@ function http(name: string, urlPath: string, params: Record<string, string>, bod
   return { http: { name, method, url: `${BASE}${urlPath}`, params, headers, ...text } };
 }
 
+/** A step on the endpoint `name` of the counted instance. */
+function endpointStep(verb: string, name: string, body?: unknown) {
+  return http(
+    `queueEndpoints-${verb}`,
+    `${INSTANCE}/endpoints/${name}`,
+    { ...INSTANCE_PARAMS, endpointName: name },
+    body,
+  );
+}
+
 const events = (count: number) =>
   Array.from({ length: count }, () => ({
     id: randomUUID(),
@@ -94,22 +104,27 @@ const events = (count: number) =>
     type: "T",
   }));
 
-const POINT_READ: Minimum = { cosmos: 1, storage: 0, why: "one point read" };
-const READ_THEN_WRITE: Minimum = {
-  cosmos: 2,
-  storage: 0,
-  why: "a read (200 or 201, the systemData kept, the merge) and a write on its ETag (no lost update)",
-};
-const CREATE: Minimum = {
-  cosmos: 3,
-  storage: 0,
-  why: "a read (201 or 200), the quota ledger's read, one batch writing the profile and the ledger (an exact count on every host)",
-};
-const DELETE: Minimum = {
-  cosmos: 2,
-  storage: 0,
-  why: "the quota ledger's read, one batch deleting the profile and uncounting it",
-};
+/** The least of an operation that calls Cosmos DB only: how many calls, and why each. */
+const cosmosOnly = (cosmos: number, why: string): Minimum => ({ cosmos, storage: 0, why });
+
+const POINT_READ = cosmosOnly(1, "one point read");
+const READ_THEN_WRITE = cosmosOnly(
+  2,
+  "a read (200 or 201, the systemData kept, the merge) and a write on its ETag (no lost update)",
+);
+const CREATE = cosmosOnly(
+  3,
+  "a read (201 or 200), the quota ledger's read, one batch writing the profile and the ledger (an exact count on every host)",
+);
+const DELETE = cosmosOnly(2, "the quota ledger's read, one batch deleting the profile and uncounting it");
+const ROUTE_WRITE = cosmosOnly(
+  3,
+  "a read (201 or 200, systemData kept), the routes' ledger's read, one batch writing the route and the ledger and reading its endpoint (an exact count; no route for a missing endpoint)",
+);
+const ENDPOINT_DELETE = cosmosOnly(
+  3,
+  "the two ledgers' reads (side by side), one batch deleting and uncounting the endpoint and writing the routes' ledger back (no route is made for it meanwhile)",
+);
 const LIST_PAGE: Minimum = { cosmos: 1, storage: 0, why: "one query page", above: QUERY_PLAN };
 const ENQUEUE: Minimum = { cosmos: 0, storage: 1, why: "one queue message" };
 
@@ -123,14 +138,16 @@ function operations(connection: string) {
       { authenticationProfileName: name },
       body,
     );
-  const endpoint = (verb: string, body?: unknown) =>
-    http(
-      `queueEndpoints-${verb}`,
-      `${INSTANCE}/endpoints/counted`,
-      { ...INSTANCE_PARAMS, endpointName: "counted" },
-      body,
-    );
+  const endpoint = (verb: string, body?: unknown) => endpointStep(verb, "counted", body);
   const secrets = { queuePrimaryConnectionString: connection, queueSecondaryConnectionString: connection };
+  const route = (name: string) =>
+    http(
+      "eventRoutes-put",
+      `${INSTANCE}/eventRoutes/${name}`,
+      { ...INSTANCE_PARAMS, eventRouteName: name },
+      // Lets every counted event through (their type is "T"), so delivery below sends what it sent without routes.
+      { endpointName: "counted", filter: "type = 'T'" },
+    );
   const ingest = (count: number) =>
     http("twinEvents-ingest", `${INSTANCE}/events`, INSTANCE_PARAMS, events(count), CLOUD_EVENTS);
   const assessment = {
@@ -171,7 +188,26 @@ function operations(connection: string) {
       { ...POINT_READ, why: "one point read (its 404)" },
       ...twice(http("clusterAssessments-get", assessmentPath, assessment)),
     ],
+    ["PUT an event route (create)", ROUTE_WRITE, route("route-1"), route("route-2")],
+    ["PUT an event route (replace)", ROUTE_WRITE, ...twice(route("route-1"))],
+    [
+      "DELETE an endpoint",
+      ENDPOINT_DELETE,
+      endpointStep("delete", "doomed-1"),
+      endpointStep("delete", "doomed-2"),
+    ],
   ] as const;
+}
+
+/** What the operations act on, made before them: a profile, the endpoint, two endpoints to delete. */
+function setupSteps(list: ReturnType<typeof operations>, connection: string) {
+  const secrets = { queuePrimaryConnectionString: connection, queueSecondaryConnectionString: connection };
+  return [
+    list[1][2],
+    list[6][2],
+    endpointStep("put", "doomed-1", secrets),
+    endpointStep("put", "doomed-2", secrets),
+  ];
 }
 
 function twice<T>(step: T): [T, T] {
@@ -230,7 +266,7 @@ export async function benchOperationCounts(): Promise<OperationCounts> {
     // The resources the operations act on first (the first is a new instance's first request),
     // then every operation's two steps in one process.
     const list = operations(connection);
-    const setup = [list[1][2], list[6][2]];
+    const setup = setupSteps(list, connection);
     const { report } = await runWorker(stage, env, [
       ...setup,
       ...list.flatMap(([, , warm, step]) => [warm, step]),

@@ -227,9 +227,9 @@ export class QuotaLedger<T extends { id: string }> {
     },
   ): Promise<R> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const ledger = await this.read(scope);
+      // Read side by side: what goes alongside is checked by its own write in the batch, not by order.
+      const [ledger, more] = await Promise.all([this.read(scope), alongside?.()]);
       const write = change(ledger);
-      const more = await alongside?.();
       const outcome = await this.documents.batch(
         [write.operation, this.ledgerWrite(scope, ledger), ...(more?.operations ?? [])],
         scope.partitionKey,
