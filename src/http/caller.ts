@@ -1,4 +1,5 @@
 import type { HttpRequest } from "@azure/functions";
+import { type ArmId, parseArmId } from "../auth/arm-id";
 import { ANONYMOUS, type EntraPrincipal, type Principal } from "../auth/principal";
 import { requestSegments, scopePath } from "../auth/scope";
 import { AuthenticationFailed, AuthorizationFailed } from "../common/errors";
@@ -79,15 +80,28 @@ export async function authorizeCaller(
   const target = actsOn(request.params);
   const fresh = ACCESS_CHANGES.has(action.toLowerCase());
   const grants = await services.authorizer.grantsOf(principal, { fresh });
-  if (grants.permits(action, target)) return { principal };
+  const permits = (other: string, on: ArmId) => grants.permits(other, on);
+  if (grants.permits(action, target)) return { principal, permits };
   const readableNames = item && grants.itemsPermitted(action, (name) => item(request.params, name));
-  if (readableNames && readableNames.length > 0) return { principal, readableNames };
+  if (readableNames && readableNames.length > 0) return { principal, readableNames, permits };
   // The message names the requested id, as ARM's does; the decision was on the typed id above.
   throw new AuthorizationFailed(
     principal.objectId,
     action,
     scopePath(requestSegments(access.route, request.params)),
   );
+}
+
+/**
+ * ARM's linked access check: a write that names another resource (an event route naming an
+ * endpoint) needs `action` on that resource too, so a caller cannot learn of, or change the
+ * deliveries of, a resource its roles do not reach. 403 naming that resource's id.
+ */
+export function requireLinkedAccess(caller: Caller, action: string, resourceId: string): void {
+  if (caller.permits === undefined || caller.principal.kind !== "entra") return;
+  const target = parseArmId(resourceId);
+  if (target !== undefined && caller.permits(action, target)) return;
+  throw new AuthorizationFailed(caller.principal.objectId, action, resourceId);
 }
 
 async function authenticate(request: HttpRequest, services: Services): Promise<EntraPrincipal> {

@@ -6,6 +6,7 @@ import type { ResourceService } from "../common/resource-service";
 import { type z, z as zod } from "../common/zod";
 import type { Services } from "../services";
 import { checkApiVersion } from "./api-version";
+import { requireLinkedAccess } from "./caller";
 import { readPreconditions } from "./conditional";
 import { camelCaseKeys } from "./field-names";
 import { listBody, listIdentity, readPageRequest } from "./paging";
@@ -41,6 +42,8 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   service: (services: Services) => ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>;
   /** When a DELETE may be refused with 409, and why (an endpoint that event routes name). */
   deleteConflict?: string;
+  /** Another resource a PUT names, which the caller must be allowed `action` on too (requireLinkedAccess). */
+  linked?: { action: string; id: (path: ItemPath, body: Put) => string };
 }
 
 /** A resource's spec, its types inferred from the schemas and the service. */
@@ -168,7 +171,7 @@ export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
     doc: {
       ...itemDoc(spec),
       summary: `Create or replace a ${spec.noun}`,
-      description: `Creates the ${spec.noun} (201) or replaces it (200). If-Match makes the write conditional on the current ETag (\`*\`: it must exist); If-None-Match: \`*\` makes it a create only.`,
+      description: `Creates the ${spec.noun} (201) or replaces it (200). If-Match makes the write conditional on the current ETag (\`*\`: it must exist); If-None-Match: \`*\` makes it a create only.${spec.linked ? ` With a bearer token, the caller needs \`${spec.linked.action}\` on the resource the body names too (403 naming its id).` : ""}`,
       conditionalHeaders: ["If-Match", "If-None-Match"],
       requestBody: writeBody(spec.putBody, spec.examples.put, JSON_ONLY),
       responses: [
@@ -186,6 +189,7 @@ export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
         JSON_ONLY,
         (body) => spec.moreBodyProblems?.(body, services) ?? [],
       );
+      if (spec.linked) requireLinkedAccess(caller, spec.linked.action, spec.linked.id(path, put));
       const { versioned, created } = await spec
         .service(services)
         .put(path, put, preconditions, actorOf(caller.principal));

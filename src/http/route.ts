@@ -13,6 +13,11 @@ export interface Caller {
    * through. Absent: the whole list is readable.
    */
   readableNames?: readonly string[];
+  /**
+   * Whether the caller's roles allow `action` on `target` too, for a write that names another
+   * resource (an event route names an endpoint). Absent for a key caller: the key is the access.
+   */
+  permits?: (action: string, target: ArmId) => boolean;
 }
 
 export type RouteHandler = (

@@ -1,6 +1,11 @@
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { EVENT_ROUTE_PATH } from "../../common/arm-path";
-import { eventRoutePathSchema, instancePathSchema } from "../../endpoints/endpoint-path";
+import {
+  endpointId,
+  eventRoutePathSchema,
+  instancePathSchema,
+  twinsInstanceId,
+} from "../../endpoints/endpoint-path";
 import { eventRouteExamples } from "../../event-routes/event-route-examples";
 import { eventRoutePutSchema, eventRouteSchema } from "../../event-routes/event-route-schema";
 import { deleteRoute, getRoute, listRoute, putRoute, resourceSpec } from "../resource-operations";
@@ -17,6 +22,11 @@ const eventRoutes = resourceSpec({
   resourceSchema: eventRouteSchema,
   examples: eventRouteExamples,
   service: (services) => services.eventRoutes,
+  // A route decides what its endpoint gets, and a 400 would tell whether the endpoint exists.
+  linked: {
+    action: "Microsoft.DigitalTwins/digitalTwinsInstances/endpoints/read",
+    id: (path, body) => endpointId(twinsInstanceId(path), body.endpointName),
+  },
 });
 
 /** The operations of the eventRoutes rows of the route table (replaced whole: no PATCH). */
