@@ -59,7 +59,10 @@ const SECURITY: Record<AuthMode, Record<RouteDefinition["authLevel"], JsonObject
 function callerDescription(route: RouteDefinition, mode: AuthMode): string {
   if (route.authLevel === "anonymous") return KEY_DESCRIPTIONS.anonymous;
   if (mode === "keys") return KEY_DESCRIPTIONS[route.authLevel];
-  return `Needs a bearer token whose principal holds a role allowing \`${route.action}\` at the resource it acts on or above (for a role assignment, its scope).`;
+  const linked = route.doc.linkedAction
+    ? ` and \`${route.doc.linkedAction}\` at the resource the body names (403 naming its id)`
+    : "";
+  return `Needs a bearer token whose principal holds a role allowing \`${route.action}\` at the resource it acts on or above (for a role assignment, its scope)${linked}.`;
 }
 
 const HEADER_REFS: Record<ResponseHeader, string> = {

@@ -171,7 +171,7 @@ export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
     doc: {
       ...itemDoc(spec),
       summary: `Create or replace a ${spec.noun}`,
-      description: `Creates the ${spec.noun} (201) or replaces it (200). If-Match makes the write conditional on the current ETag (\`*\`: it must exist); If-None-Match: \`*\` makes it a create only.${spec.linked ? ` With a bearer token, the caller needs \`${spec.linked.action}\` on the resource the body names too (403 naming its id).` : ""}`,
+      description: `Creates the ${spec.noun} (201) or replaces it (200). If-Match makes the write conditional on the current ETag (\`*\`: it must exist); If-None-Match: \`*\` makes it a create only.`,
       conditionalHeaders: ["If-Match", "If-None-Match"],
       requestBody: writeBody(spec.putBody, spec.examples.put, JSON_ONLY),
       responses: [
@@ -179,6 +179,7 @@ export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
         { status: 201, description: "Created", ...resourceDoc(spec), headers: ["ETag"] },
       ],
       errors: [400, 409, 412, 413, 415],
+      ...(spec.linked && { linkedAction: spec.linked.action }),
     },
     handler: async (request, _context, services, caller) => {
       const path = itemPathOf(spec, request);

@@ -73,6 +73,8 @@ export interface RouteDoc {
   responses: ResponseDoc[];
   /** Error statuses this route can answer, besides 401 and 503, which every keyed route can. */
   errors: number[];
+  /** The action a bearer caller needs on the resource the body names, too (a linked access check). */
+  linkedAction?: string;
 }
 
 /** What a route's handler module provides: the handler and what the API description says of it. */

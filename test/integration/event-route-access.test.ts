@@ -105,3 +105,13 @@ it("lets a Contributor on the instance route to any of its endpoints, and a Read
   );
   expect((await as("watcher")(`${INSTANCE}/eventRoutes`)).status).toBe(200);
 });
+
+it("says so in the API description this instance serves", async () => {
+  const document = (await (await host.request("/openapi.json", { key: null })).json()) as {
+    paths: Record<string, Record<string, { description?: string }>>;
+  };
+  const path = Object.keys(document.paths).find((each) => each.endsWith("/eventRoutes/{eventRouteName}"));
+  expect(document.paths[path ?? ""]?.put?.description).toContain(
+    `\`${WRITE_ROUTE}\` at the resource it acts on or above (for a role assignment, its scope) and \`${READ_ENDPOINT}\` at the resource the body names`,
+  );
+});
