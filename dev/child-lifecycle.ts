@@ -5,9 +5,13 @@ import { describeFailure } from "./startup-error";
  * without a launcher there is no IPC channel and the messages below are skipped.
  */
 
-/** Tells the launcher this process serves now. */
+/**
+ * Tells the launcher this process serves now. A launcher that went away while this process started
+ * has closed the channel: the send's error comes to the callback (not as an unhandled 'error'
+ * event, which would crash it mid-stop), and the 'disconnect' handler of stopOnSignal stops it.
+ */
 export function reportReady(): void {
-  process.send?.({ ready: true });
+  if (process.connected) process.send?.({ ready: true }, () => {});
 }
 
 /**
