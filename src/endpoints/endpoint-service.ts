@@ -49,7 +49,6 @@ import {
   noRouteNames,
   type RoutedDocument,
   routeLedger,
-  routeQuotaScope,
 } from "./instance-partition";
 
 /**
@@ -297,9 +296,8 @@ export class EndpointService
   /** 409 while event routes name the endpoint: none is left pointing at nothing. */
   delete(path: EndpointPath, preconditions: Preconditions): Promise<boolean> {
     const address = addressOf(path);
-    const routes = routeQuotaScope(address.partitionKey, 0);
     return this.writer.delete(address, preconditions, () =>
-      noRouteNames(this.routes, routes, path.endpointName),
+      noRouteNames(this.routes, address.partitionKey, path.endpointName),
     );
   }
 

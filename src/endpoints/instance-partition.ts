@@ -1,7 +1,7 @@
 import { ResourceConflict } from "../common/errors";
 import { nameKey } from "../common/name-key";
 import type { DocumentStore } from "../store/document-store";
-import { type Alongside, LEDGER_ID, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
+import { type Alongside, QuotaLedger, type QuotaScope } from "../store/quota-ledger";
 
 /*
  * What one digital twins instance's partition of the queueEndpoints container holds. Its endpoints
@@ -10,8 +10,6 @@ import { type Alongside, LEDGER_ID, QuotaLedger, type QuotaScope } from "../stor
  * So one query of the partition reads the endpoints and the routes that decide their events.
  */
 
-/** The endpoints' count quota. */
-export const ENDPOINT_LEDGER_ID = LEDGER_ID;
 /** The event routes' count quota, which also keeps each route's endpoint. */
 export const ROUTE_LEDGER_ID = "$quota:eventRoutes";
 const ROUTE_ID_PREFIX = "$eventRoute:";
@@ -70,11 +68,11 @@ export function routeQuotaScope(instancePartition: string, limit: number): Quota
  */
 export function noRouteNames(
   ledger: QuotaLedger<RoutedDocument>,
-  scope: QuotaScope,
+  instancePartition: string,
   endpointName: string,
 ): Promise<Alongside> {
   const endpointKey = nameKey(endpointName);
-  return ledger.guard(scope, ({ refersTo }) => {
+  return ledger.guard(instancePartition, ({ refersTo }) => {
     const routes = [...refersTo]
       .filter(([, endpoint]) => endpoint === endpointKey)
       .map(([routeId]) => `'${routeNameKey(routeId)}'`);

@@ -202,10 +202,10 @@ export class QuotaLedger<T extends { id: string }> {
    * the ledger, lets `check` judge it (and throw), and returns the ledger written back unchanged on
    * that version, for the write's batch. Any write of the ledger in between fails that batch.
    */
-  async guard(scope: QuotaScope, check: (ledger: Ledger) => void): Promise<Alongside> {
-    const ledger = await this.read(scope);
+  async guard(partitionKey: string, check: (ledger: Ledger) => void): Promise<Alongside> {
+    const ledger = await this.read({ partitionKey });
     check(ledger);
-    return { operations: [this.ledgerWrite(scope, ledger)], failed: ledgerRaced };
+    return { operations: [this.ledgerWrite({ partitionKey }, ledger)], failed: ledgerRaced };
   }
 
   /** The ids the scope's ledger counts, for checks; undefined before the first counted write. */
@@ -253,7 +253,7 @@ export class QuotaLedger<T extends { id: string }> {
     if (this.refersTo) ledger.refersTo.set(document.id, this.refersTo(document));
   }
 
-  private async read(scope: QuotaScope): Promise<Ledger> {
+  private async read(scope: Pick<QuotaScope, "partitionKey">): Promise<Ledger> {
     const ledger = await this.documents.readOther<LedgerDocument>(this.ledgerId, scope.partitionKey);
     if (ledger) {
       return {
@@ -279,7 +279,7 @@ export class QuotaLedger<T extends { id: string }> {
   }
 
   /** The ledger's new version, written only if nobody else wrote it since it was read. */
-  private ledgerWrite(scope: QuotaScope, ledger: Ledger): OperationInput {
+  private ledgerWrite(scope: Pick<QuotaScope, "partitionKey">, ledger: Ledger): OperationInput {
     const resourceBody: LedgerDocument = {
       id: this.ledgerId,
       [this.partitionKeyField]: scope.partitionKey,

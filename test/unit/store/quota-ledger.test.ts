@@ -95,7 +95,7 @@ describe("a ledger that keeps what its members refer to (event routes and their 
         failed: (_index, status) => (status === 404 ? new InvalidRequestContent("no endpoint") : undefined),
       });
     const deleteEndpoint = (name: string) =>
-      endpoints.delete(name, undefined, routes, () => noRouteNames(ledger, routes, name));
+      endpoints.delete(name, undefined, routes, () => noRouteNames(ledger, routes.partitionKey, name));
     return { store, ledger, endpoints, route, reads, deleteEndpoint };
   }
 
