@@ -16,5 +16,10 @@ export const STORAGE_CALL_DEADLINE_MS = 20_000;
  * from a timer's callback, would end the process.
  */
 export function storageDeadline(deadlineMs: number = STORAGE_CALL_DEADLINE_MS): AbortSignal {
-  return AbortSignal.timeout(Math.max(0, Math.ceil(deadlineMs)));
+  return AbortSignal.timeout(wholeMilliseconds(deadlineMs));
+}
+
+/** Rounded up, so a deadline is never cut short; a past one (negative) is 0: abort at once. */
+export function wholeMilliseconds(ms: number): number {
+  return Math.max(0, Math.ceil(ms));
 }

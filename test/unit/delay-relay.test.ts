@@ -29,7 +29,9 @@ describe("the bench's delay relay", () => {
       const started = performance.now();
       client.write("a");
       while (received.join("") !== "echo:a") await new Promise((resolve) => setTimeout(resolve, 2));
-      expect(performance.now() - started).toBeGreaterThanOrEqual(38);
+      // Not 40: Node counts the relay's timers from the loop's cached time, which a busy worker
+      // lets lag the clock by a millisecond or more; without the relay an echo takes ~1 ms.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(30);
       client.write("b");
       await new Promise((resolve) => setTimeout(resolve, 5));
       client.write("c");
