@@ -196,6 +196,18 @@ function operations(connection: string) {
       endpointStep("delete", "doomed-1"),
       endpointStep("delete", "doomed-2"),
     ],
+    // Nothing to seal or open: the same round trips as a KeyBased endpoint's, less the crypto.
+    [
+      "PUT an IdentityBased endpoint (replace)",
+      READ_THEN_WRITE,
+      ...twice(
+        endpointStep("put", "by-identity", {
+          authenticationType: "IdentityBased",
+          endpointUri: "sb://contoso.servicebus.windows.net/",
+          entityPath: "twin-events",
+        }),
+      ),
+    ],
   ] as const;
 }
 

@@ -32,12 +32,19 @@ export interface CreateEndpointOptions extends CallOptions {
 
 /**
  * `{twinsInstanceId}/endpoints/{name}`: the id, and the import identifier, is that full path.
- * Answers carry the secrets masked (`SharedAccessKey=***`, the SAS query as `***`).
+ * An endpoint is `KeyBased` (connection strings and a SAS URL; answers carry them masked,
+ * `SharedAccessKey=***` and the SAS query as `***`) or `IdentityBased` (a namespace, a topic, a
+ * container and a managed identity of the service; nothing secret, answered whole): narrow an
+ * answer on its `authenticationType`. The kind is fixed at creation: a PUT or PATCH that changes it
+ * is a ServiceError 400 naming `authenticationType`.
  */
 export class EndpointsClient {
   constructor(private readonly calls: ResourceCalls<QueueEndpoint>) {}
 
-  /** Creates (201) or replaces (200) the endpoint. */
+  /**
+   * Creates (201) or replaces (200) the endpoint. `input.authenticationType` absent is `KeyBased`;
+   * replacing an endpoint of the other kind is refused (400).
+   */
   async put(
     twinsInstanceId: string,
     name: string,
@@ -75,7 +82,10 @@ export class EndpointsClient {
     return this.calls.getIfChanged(endpointPath(twinsInstanceId, name), etag, options);
   }
 
-  /** Changes the given fields only (PATCH); `deadLetterStorageSecret: null` removes it. */
+  /**
+   * Changes the given fields only (PATCH), of the endpoint's own kind: `deadLetterStorageSecret: null`
+   * (key-based) or `deadLetterUri: null` (identity-based) removes the dead-letter location.
+   */
   async update(
     twinsInstanceId: string,
     name: string,

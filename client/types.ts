@@ -39,11 +39,35 @@ export interface AuthenticationProfilePatch {
   authenticationProfileContent?: string;
 }
 
+/**
+ * How the service authenticates to an endpoint's topic and dead-letter container: with the
+ * endpoint's connection strings and SAS URL (`KeyBased`, the default), or with a managed identity of
+ * the service (`IdentityBased`, no secret). Fixed when the endpoint is created: a PUT or PATCH that
+ * changes it is refused (400 naming `authenticationType`); delete the endpoint and create it again.
+ */
+export type EndpointAuthenticationType = "KeyBased" | "IdentityBased";
+
+/**
+ * The managed identity an identity-based endpoint sends and dead-letters with: the service's
+ * system-assigned identity (also what an absent `identity` means), or a user-assigned identity
+ * attached to the service for endpoints (its ARM id, one of ENDPOINT_USER_ASSIGNED_IDENTITIES).
+ * With a bearer token, naming a user-assigned identity also needs
+ * `Microsoft.ManagedIdentity/userAssignedIdentities/assign/action` on it.
+ */
+export type EndpointIdentity =
+  | { type: "SystemAssigned" }
+  | {
+      type: "UserAssigned";
+      /** `/subscriptions/{id}/resourceGroups/{group}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{name}`. */
+      userAssignedIdentity: string;
+    };
+
 /** As the service answers: `SharedAccessKey=***` in the connection strings, the SAS query as `***`. */
-export interface QueueEndpoint {
+export interface KeyBasedQueueEndpoint {
   id: string;
   name: string;
   twinsInstanceId: string;
+  authenticationType: "KeyBased";
   queuePrimaryConnectionString: string;
   queueSecondaryConnectionString: string;
   deadLetterStorageSecret?: string;
@@ -51,18 +75,91 @@ export interface QueueEndpoint {
   systemData: SystemData;
 }
 
-export interface QueueEndpointInput {
-  queuePrimaryConnectionString: string;
-  queueSecondaryConnectionString: string;
-  deadLetterStorageSecret?: string;
+/** As the service answers, whole: nothing of an identity-based endpoint is secret. */
+export interface IdentityBasedQueueEndpoint {
+  id: string;
+  name: string;
+  twinsInstanceId: string;
+  authenticationType: "IdentityBased";
+  /** `sb://<namespace host>/`. */
+  endpointUri: string;
+  /** The topic. */
+  entityPath: string;
+  /** `https://<account>.blob.core.windows.net/<container>`, no query. */
+  deadLetterUri?: string;
+  /** Absent: the service's system-assigned identity. */
+  identity?: EndpointIdentity;
+  /** Who created and last changed it, and when. */
+  systemData: SystemData;
 }
 
-export interface QueueEndpointPatch {
+/** An endpoint as the service answers; `authenticationType` tells the two kinds apart. */
+export type QueueEndpoint = KeyBasedQueueEndpoint | IdentityBasedQueueEndpoint;
+
+/** A key-based endpoint to write: its connection strings and SAS URL are its credentials. */
+export interface KeyBasedQueueEndpointInput {
+  /** The default: may be left out. */
+  authenticationType?: "KeyBased";
+  queuePrimaryConnectionString: string;
+  queueSecondaryConnectionString: string;
+  /** `{storage endpoint}/{container}?{SAS token}` (`sp=cw`; `sp=rcwl` to redeliver). */
+  deadLetterStorageSecret?: string;
+  // The other kind's fields: a body mixing both is refused (400 naming them), so it does not compile.
+  endpointUri?: never;
+  entityPath?: never;
+  deadLetterUri?: never;
+  identity?: never;
+}
+
+/** An identity-based endpoint to write: no secret; the service's managed identity needs roles there. */
+export interface IdentityBasedQueueEndpointInput {
+  authenticationType: "IdentityBased";
+  /** `sb://<namespace host>/`. */
+  endpointUri: string;
+  /** The topic. */
+  entityPath: string;
+  /** `https://<account>.blob.core.windows.net/<container>`, with no query (no SAS). */
+  deadLetterUri?: string;
+  /** Absent: the service's system-assigned identity. */
+  identity?: EndpointIdentity;
+  queuePrimaryConnectionString?: never;
+  queueSecondaryConnectionString?: never;
+  deadLetterStorageSecret?: never;
+}
+
+/** A PUT body: `authenticationType` absent means `KeyBased`. */
+export type QueueEndpointInput = KeyBasedQueueEndpointInput | IdentityBasedQueueEndpointInput;
+
+/** Changes to a key-based endpoint. */
+export interface KeyBasedQueueEndpointPatch {
+  /** When sent, it must be the endpoint's own (a change is refused). */
+  authenticationType?: "KeyBased";
   queuePrimaryConnectionString?: string;
   queueSecondaryConnectionString?: string;
   /** `null` removes the dead-letter location. */
   deadLetterStorageSecret?: string | null;
+  endpointUri?: never;
+  entityPath?: never;
+  deadLetterUri?: never;
+  identity?: never;
 }
+
+/** Changes to an identity-based endpoint. */
+export interface IdentityBasedQueueEndpointPatch {
+  /** When sent, it must be the endpoint's own (a change is refused). */
+  authenticationType?: "IdentityBased";
+  endpointUri?: string;
+  entityPath?: string;
+  /** `null` removes the dead-letter location. */
+  deadLetterUri?: string | null;
+  identity?: EndpointIdentity;
+  queuePrimaryConnectionString?: never;
+  queueSecondaryConnectionString?: never;
+  deadLetterStorageSecret?: never;
+}
+
+/** A PATCH body: any subset of the fields of the endpoint's own kind. */
+export type QueueEndpointPatch = KeyBasedQueueEndpointPatch | IdentityBasedQueueEndpointPatch;
 
 /** Which of an instance's events go to which of its endpoints. */
 export interface EventRoute {
@@ -193,8 +290,18 @@ export interface HealthReport {
   reasons?: Record<string, string>;
 }
 
-/** The service's built-in roles: Owner (everything), Contributor (all but role assignments), Reader, and two of its own. */
-export type BuiltInRoleName = "Owner" | "Contributor" | "Reader" | "Twin Events Sender" | "Assessment Writer";
+/**
+ * The service's built-in roles: Owner (everything), Contributor (all but role assignments), Reader,
+ * Managed Identity Operator (read and assign user-assigned identities: what naming one in an
+ * identity-based endpoint needs at that identity), and two of its own.
+ */
+export type BuiltInRoleName =
+  | "Owner"
+  | "Contributor"
+  | "Reader"
+  | "Managed Identity Operator"
+  | "Twin Events Sender"
+  | "Assessment Writer";
 
 /** Who a role assignment is for: informational, `User` when not given. */
 export type PrincipalType = "User" | "ServicePrincipal" | "Group";

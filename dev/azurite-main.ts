@@ -1,22 +1,27 @@
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
 import { azuriteDataDir } from "./local-paths";
+import { loadOrCreateLocalTls } from "./local-tls";
 import { readPort } from "./stack-plan";
 import { startAzurite } from "./stand-ins/azurite";
 import { describeExit } from "./supervisor";
 
 /**
- * Azurite's blob and queue services behind one process the launcher supervises: it stops them on
- * SIGTERM or when the launcher vanishes, and exits 1 if either of them dies. Their data goes to
+ * Azurite's blob and queue services, and blob over HTTPS with OAuth, behind one process the launcher supervises: it stops them on
+ * SIGTERM or when the launcher vanishes, and exits 1 if any of them dies. Their data goes to
  * LOCAL_DATA_DIR, or nowhere with LOCAL_DATA_IN_MEMORY=true (the throw-away stacks of tests,
  * benchmarks and the load run, which then leave nothing behind however they end).
  */
 const NAME = "Azurite";
+const SERVICES = ["blob", "queue", "HTTPS blob"];
 
 async function main(): Promise<void> {
   let stopping = false;
+  // The launcher made the certificate before starting this process: this reads it.
+  const tls = await loadOrCreateLocalTls();
   const starting = startAzurite({
     blobPort: readPort(process.env, "AZURITE_BLOB_PORT"),
     queuePort: readPort(process.env, "AZURITE_QUEUE_PORT"),
+    blobTls: { port: readPort(process.env, "AZURITE_BLOB_TLS_PORT"), keyPairFile: tls.keyPairFile },
     ...(process.env.LOCAL_DATA_IN_MEMORY !== "true" && { location: azuriteDataDir(process.env) }),
     stdio: "inherit",
   });
@@ -33,7 +38,7 @@ async function main(): Promise<void> {
       if (stopping) return;
       stopping = true;
       console.error(
-        `${NAME}: the ${index === 0 ? "blob" : "queue"} service exited (${describeExit(code, signal)}).`,
+        `${NAME}: the ${SERVICES[index] ?? "blob"} service exited (${describeExit(code, signal)}).`,
       );
       void azurite.stop().finally(() => process.exit(1));
     });

@@ -1,19 +1,39 @@
-import { type BlobItem, ContainerClient } from "@azure/storage-blob";
+import { type BlobItem, ContainerClient, StorageSharedKeyCredential } from "@azure/storage-blob";
 import { parseCommandLine } from "./cli-options";
+import { localTlsFiles } from "./local-tls";
 import { stackOrGivenValue } from "./running-stack";
+import { DEV_ACCOUNT, DEV_ACCOUNT_KEY } from "./stand-ins/azurite";
+import { trustLocalCertificate } from "./stand-ins/azurite-https";
 import { describeFailure, StartupError } from "./startup-error";
 
 /**
- * `npm run dead-letters -- [--wait S]`: lists the dead-letter blobs in the container of
- * DEAD_LETTER_URL, with metadata and body: the Azurite container of the stack `npm start` runs
+ * `npm run dead-letters -- [--wait S] [--identity]`: lists the dead-letter blobs in the container
+ * of DEAD_LETTER_URL, with metadata and body: the Azurite container of the stack `npm start` runs
  * (from `.local/local.env`, whatever port it took; refused when no stack runs), or a container
  * of your own (DEAD_LETTER_URL in the environment naming a host other than loopback).
+ * `--identity` reads the stack's container for IdentityBased endpoints instead
+ * (DEAD_LETTER_CONTAINER_URI, HTTPS with the local certificate), with Azurite's account key.
  * `--wait S` waits up to S seconds for the first one, and fails if none comes.
  */
-const USAGE = "npm run dead-letters -- [--wait SECONDS]";
+const USAGE = "npm run dead-letters -- [--wait SECONDS] [--identity]";
 
 function urlHost(url: string): string | undefined {
   return URL.canParse(url) ? new URL(url).hostname : undefined;
+}
+
+/** The local HTTPS container IdentityBased endpoints dead-letter to: a local tool may use Azurite's well-known key. */
+async function identityContainer(): Promise<ContainerClient> {
+  const { value, stack } = await stackOrGivenValue("DEAD_LETTER_CONTAINER_URI", urlHost);
+  if (value === undefined || urlHost(value) !== "localhost") {
+    throw new StartupError(
+      `${stack?.file ?? "The environment"} names no local DEAD_LETTER_CONTAINER_URI: --identity reads the container of a stack that runs Azurite.`,
+    );
+  }
+  return new ContainerClient(
+    value,
+    new StorageSharedKeyCredential(DEV_ACCOUNT, DEV_ACCOUNT_KEY),
+    trustLocalCertificate(localTlsFiles().certFile),
+  );
 }
 
 async function container(): Promise<ContainerClient> {
@@ -33,10 +53,12 @@ async function listAll(client: ContainerClient): Promise<BlobItem[]> {
 }
 
 async function main(): Promise<void> {
-  const { positionals, numbers } = parseCommandLine(process.argv.slice(2), ["wait"], USAGE);
+  const { positionals, numbers, flags } = parseCommandLine(process.argv.slice(2), ["wait"], USAGE, [
+    "identity",
+  ]);
   if (positionals.length > 0)
     throw new StartupError(`Unexpected argument ${positionals[0]}.\nUsage: ${USAGE}`);
-  const client = await container();
+  const client = flags.identity ? await identityContainer() : await container();
   const deadline = Date.now() + (numbers.wait ?? 0) * 1000;
   let blobs = await listAll(client);
   while (blobs.length === 0 && Date.now() < deadline) {

@@ -3,6 +3,8 @@ import * as path from "node:path";
 import { EXAMPLE_TOPIC } from "./example-topic";
 import { displayPath, localDataDir } from "./local-paths";
 import type { StackPlan } from "./stack-plan";
+import { LOCAL_DEAD_LETTER_CONTAINER } from "./stand-ins/dead-letter-sas";
+import { ENDPOINT_NO_ROLE, ENDPOINT_SENDER } from "./stand-ins/managed-identity/identities";
 import { shellQuote } from "./summary";
 
 /**
@@ -45,6 +47,14 @@ export function localEnvValues(
     ),
     // Only when Azurite is the storage: a SAS URL of a real account is the developer's to give.
     ...(deadLetterUrl !== undefined && { DEAD_LETTER_URL: deadLetterUrl }),
+    // An IdentityBased endpoint's values: the AMQPS listener, the HTTPS container (no SAS), and
+    // a user-assigned identity with the sender role and one without.
+    NAMESPACE_URI: `sb://localhost:${plan.serviceBus.tlsPort}/`,
+    ...(plan.azurite && {
+      DEAD_LETTER_CONTAINER_URI: `${plan.azurite.blobTlsEndpoint}/${LOCAL_DEAD_LETTER_CONTAINER}`,
+    }),
+    SENDER_IDENTITY: ENDPOINT_SENDER.resourceId,
+    NO_ROLE_IDENTITY: ENDPOINT_NO_ROLE.resourceId,
     ...(plan.issuer && {
       AUTH_AUTHORITY: plan.issuer.authority,
       DEVELOPER_OBJECT_ID: plan.issuer.developerObjectId,

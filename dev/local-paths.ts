@@ -29,3 +29,12 @@ export function displayPath(file: string): string {
   const relative = path.relative(projectRoot(), file);
   return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
 }
+
+/**
+ * Where the local TLS certificate is kept: the repository's `.local/tls`, whatever LOCAL_DATA_DIR
+ * says. It is not a stack's data but the machine's loopback certificate: every stack shares it,
+ * the throw-away ones of the tests too (which write nothing into their data folder).
+ */
+export function localTlsDir(): string {
+  return path.join(projectRoot(), ".local", "tls");
+}

@@ -1,5 +1,6 @@
 import { type IssuerPlan, planLocalAuth } from "./auth-plan";
 import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
+import { type IdentityPlan, planManagedIdentity } from "./identity-plan";
 import { azuriteDataDir, cosmosSnapshotFile } from "./local-paths";
 import type { Settings } from "./local-settings";
 import { DEV_ACCOUNT, devConnectionString } from "./stand-ins/azurite";
@@ -13,6 +14,11 @@ export const DEFAULT_PORTS = {
   COSMOS_PORT: 8081,
   SERVICEBUS_PORT: 5672,
   ISSUER_PORT: 7072,
+  /** AMQPS: AMQP's TLS port, as Service Bus uses it. */
+  SERVICEBUS_TLS_PORT: 5671,
+  AZURITE_BLOB_TLS_PORT: 10443,
+  /** The managed-identity stand-in (IDENTITY_ENDPOINT). */
+  IDENTITY_PORT: 7073,
 } as const;
 
 export type PortVariable = keyof typeof DEFAULT_PORTS;
@@ -33,6 +39,9 @@ export interface StackPlan {
     blobEndpoint: string;
     queueEndpoint: string;
     dataDir: string;
+    /** Blob over HTTPS with OAuth (the local certificate), for identity-based dead letters. */
+    blobTlsPort: number;
+    blobTlsEndpoint: string;
   };
   /** Absent when COSMOS_ENDPOINT points at a real account. */
   cosmos?: { port: number; endpoint: string; snapshotFile: string };
@@ -40,7 +49,14 @@ export interface StackPlan {
    * The Service Bus stand-in always runs: Service Bus is not a setting of the service but of each
    * endpoint (its connection strings), so endpoints may point here or at a real namespace.
    */
-  serviceBus: { port: number; connectionString: string };
+  serviceBus: {
+    port: number;
+    connectionString: string;
+    /** AMQPS with the local certificate: what identity-based endpoints name (`sb://localhost:{port}`). */
+    tlsPort: number;
+  };
+  /** The managed-identity stand-in: always planned, as Service Bus is (endpoints may use identities). */
+  identity: IdentityPlan;
   /** The local OpenID issuer; absent under AUTH_MODE=keys or when AUTH_AUTHORITY names another authority. */
   issuer?: IssuerPlan;
   /** Every port the launcher is about to listen on, checked before anything starts. */
@@ -108,10 +124,15 @@ export function planStack(input: Settings): StackPlan {
   const plan: StackPlan = {
     settings,
     host: { port: hostPort, url: `http://127.0.0.1:${hostPort}`, ...requireKeys(settings) },
-    serviceBus: serviceBusPlan(readPort(settings, "SERVICEBUS_PORT")),
+    serviceBus: {
+      ...serviceBusPlan(readPort(settings, "SERVICEBUS_PORT")),
+      tlsPort: readPort(settings, "SERVICEBUS_TLS_PORT"),
+    },
+    identity: planManagedIdentity(settings, readPort(settings, "IDENTITY_PORT")),
     ports: [{ variable: "PORT", port: hostPort }],
   };
   settings.SERVICEBUS_PORT = String(plan.serviceBus.port);
+  settings.SERVICEBUS_TLS_PORT = String(plan.serviceBus.tlsPort);
   // The stand-in makes these at start; the README's walkthrough receives from the example one.
   settings.SERVICEBUS_SUBSCRIPTIONS = [
     settings.SERVICEBUS_SUBSCRIPTIONS,
@@ -123,13 +144,18 @@ export function planStack(input: Settings): StackPlan {
   if (!storageConfigured(settings)) {
     const blobPort = readPort(settings, "AZURITE_BLOB_PORT");
     const queuePort = readPort(settings, "AZURITE_QUEUE_PORT");
+    const blobTlsPort = readPort(settings, "AZURITE_BLOB_TLS_PORT");
     plan.azurite = {
       blobPort,
       queuePort,
       blobEndpoint: `http://127.0.0.1:${blobPort}/${DEV_ACCOUNT}`,
       queueEndpoint: `http://127.0.0.1:${queuePort}/${DEV_ACCOUNT}`,
       dataDir: azuriteDataDir(settings),
+      blobTlsPort,
+      // localhost, not 127.0.0.1: the name a client checks the certificate for, as in Azure.
+      blobTlsEndpoint: `https://localhost:${blobTlsPort}/${DEV_ACCOUNT}`,
     };
+    settings.AZURITE_BLOB_TLS_PORT = String(blobTlsPort);
     settings.AzureWebJobsStorage = devConnectionString(blobPort, queuePort);
     settings.AZURITE_BLOB_PORT = String(blobPort);
     settings.AZURITE_QUEUE_PORT = String(queuePort);
@@ -157,6 +183,11 @@ export function planStack(input: Settings): StackPlan {
     plan.issuer = issuer;
     plan.ports.push({ variable: "ISSUER_PORT", port: issuer.port });
   }
+  plan.ports.push(
+    { variable: "SERVICEBUS_TLS_PORT", port: plan.serviceBus.tlsPort },
+    ...(plan.azurite ? [{ variable: "AZURITE_BLOB_TLS_PORT" as const, port: plan.azurite.blobTlsPort }] : []),
+    { variable: "IDENTITY_PORT", port: plan.identity.port },
+  );
   assertDistinct(plan.ports);
 
   // The stand-ins listen on loopback, so endpoints must be able to point there: admitted unless
@@ -167,7 +198,7 @@ export function planStack(input: Settings): StackPlan {
 }
 
 /** The stand-in accepts any key; this connection string is the emulator's documented form. */
-function serviceBusPlan(port: number): StackPlan["serviceBus"] {
+function serviceBusPlan(port: number): Omit<StackPlan["serviceBus"], "tlsPort"> {
   return {
     port,
     connectionString: `Endpoint=sb://127.0.0.1:${port}/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;EntityPath=${EXAMPLE_TOPIC}`,

@@ -14,6 +14,7 @@ import { projectRoot } from "./local-paths";
 import type { Settings } from "./local-settings";
 import { assertPortsFree, freePort, PortInUseError } from "./ports";
 import { DEFAULT_PORTS, type PortVariable, planStack, type StackPlan } from "./stack-plan";
+import type { ManagedIdentityEndpoint } from "./stand-ins/managed-identity/server";
 import type { OpenIdIssuer } from "./stand-ins/openid-issuer";
 import { StartupError } from "./startup-error";
 import { type ChildSpec, type StopOutcome, Supervisor } from "./supervisor";
@@ -138,6 +139,10 @@ export interface RunningStack {
   host: RunningHost | undefined;
   /** The local OpenID issuer (in this process), when the plan has one and a host runs. */
   issuer: OpenIdIssuer | undefined;
+  /** The managed-identity stand-in (in this process), when a host or the Service Bus stand-in runs. */
+  identity: ManagedIdentityEndpoint | undefined;
+  /** Azurite's HTTPS blob endpoint with OAuth (`https://localhost:{port}/devstoreaccount1`), when Azurite runs. */
+  blobTlsEndpoint: string | undefined;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -186,6 +191,12 @@ export class LocalStack {
     if (options.ports === "planned")
       await assertPortsFree(plan.ports.filter(({ variable }) => this.listensOn(variable)));
 
+    // Made (or checked) here once, so the children that serve TLS only read it.
+    const tls = await localTls().loadOrCreateLocalTls();
+    const { inheritedCaFile } = plan.identity;
+    if (inheritedCaFile !== undefined) localTls().writeCaBundle(tls, inheritedCaFile);
+    // Before Service Bus: its $cbs checks tokens against this stand-in's key set.
+    const identity = this.identityRuns() ? await this.startIdentity(plan) : undefined;
     if (plan.azurite) await this.child("Azurite", "azurite-main.js", plan.settings, 10_000);
     if (plan.cosmos && options.cosmos === "child") {
       // The Cosmos server folds its journal into the snapshot on the way down: give it time.
@@ -242,6 +253,8 @@ export class LocalStack {
         ),
       host: this.inProcessHost,
       issuer,
+      identity,
+      blobTlsEndpoint: plan.azurite?.blobTlsEndpoint,
     };
   }
 
@@ -270,7 +283,32 @@ export class LocalStack {
   private listensOn(variable: PortVariable): boolean {
     const { host, serviceBus } = this.options;
     if (variable === "PORT" || variable === "ISSUER_PORT") return host !== "none";
-    return variable !== "SERVICEBUS_PORT" || serviceBus !== "none";
+    if (variable === "IDENTITY_PORT") return this.identityRuns();
+    return (variable !== "SERVICEBUS_PORT" && variable !== "SERVICEBUS_TLS_PORT") || serviceBus !== "none";
+  }
+
+  /** The managed-identity stand-in serves the host's credentials and Service Bus's key set. */
+  private identityRuns(): boolean {
+    return this.options.host !== "none" || this.options.serviceBus !== "none";
+  }
+
+  /** In this process, like the issuer; its key lives in the key file only when the stack keeps its data. */
+  private async startIdentity(plan: StackPlan): Promise<ManagedIdentityEndpoint> {
+    this.assertRunning();
+    const identity = await startManagedIdentityEndpoint()({
+      port: plan.identity.port,
+      header: plan.identity.header,
+      ...(this.options.persistent && { keyFile: plan.identity.keyFile }),
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE")
+        throw new PortInUseError([{ port: plan.identity.port, variable: "IDENTITY_PORT" }]);
+      throw error;
+    });
+    await this.adopt(
+      () => this.closers.push({ name: "Managed identity stand-in", close: () => identity.close() }),
+      identity,
+    );
+    return identity;
   }
 
   private assertRunning(): void {
@@ -365,4 +403,14 @@ function startCosmosServer(): typeof import("./stand-ins/cosmos-server").startCo
 function startOpenIdIssuer(): typeof import("./stand-ins/openid-issuer").startOpenIdIssuer {
   return (require("./stand-ins/openid-issuer") as typeof import("./stand-ins/openid-issuer"))
     .startOpenIdIssuer;
+}
+
+function startManagedIdentityEndpoint(): typeof import("./stand-ins/managed-identity/server").startManagedIdentityEndpoint {
+  return (
+    require("./stand-ins/managed-identity/server") as typeof import("./stand-ins/managed-identity/server")
+  ).startManagedIdentityEndpoint;
+}
+
+function localTls(): typeof import("./local-tls") {
+  return require("./local-tls") as typeof import("./local-tls");
 }

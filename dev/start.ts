@@ -4,6 +4,7 @@ import { loadLocalSettings } from "./local-settings";
 import { DEVELOPER_TOKEN_HOURS } from "./local-token";
 import { watchParent } from "./parent-watch";
 import { LocalStack } from "./stack";
+import { ensureHttpsDeadLetterContainer } from "./stand-ins/azurite-https";
 import { LOCAL_DEAD_LETTER_CONTAINER, localDeadLetterSasUrl } from "./stand-ins/dead-letter-sas";
 import { DEVELOPER } from "./stand-ins/openid-issuer";
 import { describeFailure } from "./startup-error";
@@ -47,9 +48,13 @@ async function run(): Promise<void> {
   const secretsKey = ensureLocalSecretsKey(values);
   const { plan, issuer } = await stack.start(values);
   // Endpoints can dead-letter into Azurite with this URL (only when Azurite is the storage).
-  const deadLetterUrl = plan.azurite
-    ? await localDeadLetterSasUrl(plan.azurite.blobEndpoint, LOCAL_DEAD_LETTER_CONTAINER)
-    : undefined;
+  const [deadLetterUrl] = plan.azurite
+    ? await Promise.all([
+        localDeadLetterSasUrl(plan.azurite.blobEndpoint, LOCAL_DEAD_LETTER_CONTAINER),
+        // The same container on the HTTPS blob service, for identity-based endpoints' deadLetterUri.
+        ensureHttpsDeadLetterContainer(plan.azurite.blobTlsEndpoint, plan.identity.certFile),
+      ])
+    : [undefined];
   // The README's examples call as the developer, an administrator of the local stack.
   const token = await issuer?.mint({ name: DEVELOPER, lifetimeSeconds: DEVELOPER_TOKEN_HOURS * 3600 });
   const envFile = writeLocalEnvFile(plan, deadLetterUrl, token);

@@ -5,6 +5,13 @@ import { displayPath } from "./local-paths";
 import type { LocalSecretsKey } from "./local-secrets-key";
 import { SAMPLE_ASSESSMENTS } from "./seed/sample-assessments";
 import type { StackPlan } from "./stack-plan";
+import { LOCAL_DEAD_LETTER_CONTAINER } from "./stand-ins/dead-letter-sas";
+import {
+  ENDPOINT_NO_ROLE,
+  ENDPOINT_SENDER,
+  type LocalManagedIdentity,
+  SYSTEM_ASSIGNED,
+} from "./stand-ins/managed-identity/identities";
 
 /** Quotes a value for bash (and any POSIX shell) so a printed command works when pasted. */
 export function shellQuote(value: string): string {
@@ -98,6 +105,31 @@ function callerLines(plan: StackPlan, envFile: string | undefined): string[] {
   ];
 }
 
+function identityLine(identity: LocalManagedIdentity, role: string): [string, string] {
+  const name = identity.kind === "SystemAssigned" ? '{"type":"SystemAssigned"}' : identity.resourceId;
+  return [identity.kind, `${name} (principal ${identity.principalId}; ${role})`];
+}
+
+/** The values of an identity-based endpoint (PUT) that the local stand-ins serve, and the identities. */
+export function identityEndpointLines(plan: StackPlan): string[] {
+  return [
+    "Identity-based endpoints (managed identity stand-in; AMQPS and HTTPS with the local certificate):",
+    ...table([
+      ["endpointUri", `sb://localhost:${plan.serviceBus.tlsPort}`],
+      [
+        "deadLetterUri",
+        plan.azurite
+          ? `https://localhost:${plan.azurite.blobTlsPort}/devstoreaccount1/${LOCAL_DEAD_LETTER_CONTAINER}`
+          : "- (storage is configured: use a container of your own account)",
+      ],
+      identityLine(SYSTEM_ASSIGNED, "Service Bus sender"),
+      identityLine(ENDPOINT_SENDER, "Service Bus sender"),
+      identityLine(ENDPOINT_NO_ROLE, "no role: its sends are refused"),
+      ["identity", `${plan.identity.endpoint} (certificate ${displayPath(plan.identity.certFile)})`],
+    ]),
+  ];
+}
+
 /** Where the local Cosmos DB server keeps its data: on disk (each write, before it is answered), or in memory only. */
 function cosmosKeeping(snapshotFile: string, inMemory: boolean): string {
   return inMemory
@@ -129,7 +161,10 @@ export function formatSummary(
           : `configured (${plan.settings.COSMOS_ENDPOINT})`,
       ],
       ["Cosmos snapshot", plan.cosmos?.snapshotFile ?? "-"],
-      ["Service Bus", `sb://127.0.0.1:${plan.serviceBus.port}/ (stand-in, in memory)`],
+      [
+        "Service Bus",
+        `sb://127.0.0.1:${plan.serviceBus.port}/, AMQPS sb://localhost:${plan.serviceBus.tlsPort}/ (stand-in, in memory)`,
+      ],
       [
         "OpenID issuer",
         plan.issuer ? `${plan.issuer.authority} (key ${displayPath(plan.issuer.keyFile)})` : "-",
@@ -143,6 +178,7 @@ export function formatSummary(
       ["connection", plan.serviceBus.connectionString],
       ["dead letters", deadLetterUrl ?? "- (storage is configured: use a SAS URL of your own account)"],
     ]),
+    ...identityEndpointLines(plan),
     ...(envFile === undefined
       ? []
       : [

@@ -146,6 +146,15 @@ param storageHostSuffixes string = '.blob.core.windows.net,.blob.core.chinacloud
 @description('PUBLIC_BASE_URL: where clients reach the API when not on the app\'s own host name (a custom domain, API Management), e.g. https://api.contoso.com/twins; nextLink and the OpenAPI server are built on it. Empty: https://WEBSITE_HOSTNAME, which the platform sets.')
 param publicBaseUrl string = ''
 
+// Identity-based endpoints (docs/operations.md, "Identity-based endpoints: who grants what"). The
+// app gets a system-assigned identity for them; these user-assigned identities are attached too and
+// listed in ENDPOINT_USER_ASSIGNED_IDENTITIES, the only ones an endpoint may name. None gets a role
+// here: each endpoint's owner grants roles on their own topic and container. Never the runtime
+// identity (id-<token>), which holds the roles on this deployment's own storage, Cosmos DB and Key
+// Vault: the deployment fails if it is listed (var endpointIdentityIdList).
+@description('ENDPOINT_IDENTITY_IDS: resource ids of user-assigned identities (/subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.ManagedIdentity/userAssignedIdentities/<name>), comma-separated, to attach to the app for identity-based endpoints to name (ENDPOINT_USER_ASSIGNED_IDENTITIES). Attaching one needs Microsoft.ManagedIdentity/userAssignedIdentities/assign/action on it (Managed Identity Operator). Never the app\'s runtime identity. Empty: endpoints may use the system-assigned identity only.')
+param endpointIdentityIds string = ''
+
 // Callers (infra/README.md, "Callers and the app registration"). The app runs AUTH_MODE=entra: every
 // route but /health and /openapi.json takes an Entra ID token of this tenant, judged by the service's
 // own role assignments. Azure never runs AUTH_MODE=keys (test/unit/infra-auth.test.ts).
@@ -289,6 +298,23 @@ module keyVault 'core/security/key-vault.bicep' = {
   }
 }
 
+// The user-assigned identities of endpointIdentityIds, trimmed, without empties and repeats (union),
+// checked: each must be a user-assigned identity's resource id, and none the runtime identity
+// (compared ignoring case, as ARM ids are). fail() stops the deployment with the message.
+var endpointIdentityIdCandidates = union(
+  filter(map(split(endpointIdentityIds, ','), id => trim(id)), id => !empty(id)),
+  []
+)
+var endpointIdentityIdsNotUserAssigned = filter(
+  endpointIdentityIdCandidates,
+  id => !contains(toLower(id), '/providers/microsoft.managedidentity/userassignedidentities/')
+)
+var endpointIdentityIdList = !empty(endpointIdentityIdsNotUserAssigned)
+  ? fail('endpointIdentityIds (ENDPOINT_IDENTITY_IDS) holds ids that are not user-assigned identities: ${join(endpointIdentityIdsNotUserAssigned, ', ')}')
+  : contains(map(endpointIdentityIdCandidates, id => toLower(id)), toLower(identity.outputs.id))
+      ? fail('endpointIdentityIds (ENDPOINT_IDENTITY_IDS) names the app\'s runtime identity ${identity.outputs.name}, which holds the roles on this deployment\'s own storage, Cosmos DB and Key Vault: an endpoint must never be able to use it. Remove it from the list.')
+      : endpointIdentityIdCandidates
+
 // The API's app registration: made here (Microsoft Graph Bicep extension) unless authClientId names
 // an existing one. Tenant objects, not Azure resources: `azd down` leaves the registration in place,
 // and the next provision of the same environment finds it again by its uniqueName.
@@ -334,6 +360,7 @@ var serviceSettings = {
   AUTH_ALLOWED_TENANTS: tenant().tenantId
   AUTH_ADMIN_PRINCIPALS: !empty(authAdminPrincipals) ? authAdminPrincipals : principalId
   AUTH_CACHE_SECONDS: string(authCacheSeconds)
+  ENDPOINT_USER_ASSIGNED_IDENTITIES: join(endpointIdentityIdList, ',')
 }
 
 // The Functions host's and the platform's own settings. Each one the code does not read is on the
@@ -344,7 +371,8 @@ var serviceSettings = {
 //   cloud, as the official Flex Consumption templates set them. No __accountName: from a name the
 //   host makes public-cloud URIs (.core.windows.net), and some of its storage clients take the name
 //   over a URI when both are set. __credential and __clientId name the user-assigned identity
-//   (without them the host would look for a system-assigned identity, which the app does not have).
+//   (without them the host would use the system-assigned identity, which is for endpoints and has
+//   no role).
 // - AZURE_CLIENT_ID: the code's DefaultAzureCredential (src/store/credentials.ts: Cosmos DB and the
 //   queue client) takes its managed identity's client id from it.
 // - APPLICATIONINSIGHTS_AUTHENTICATION_STRING: the host sends telemetry with an Entra ID token of
@@ -373,6 +401,7 @@ module api 'app/api.bicep' = {
     deploymentContainerName: storage.outputs.deploymentContainerName
     appSettings: union(platformSettings, serviceSettings)
     identityId: identity.outputs.id
+    endpointIdentityIds: endpointIdentityIdList
     instanceMemoryMB: instanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
     enableEasyAuth: enableEasyAuth
@@ -438,3 +467,9 @@ output TWIN_EVENTS_QUEUE string = twinEventsQueueName
 // registration it made.
 output SERVICE_API_CLIENT_ID string = authAppClientId
 output SERVICE_API_AUTHORITY string = serviceSettings.AUTH_AUTHORITY
+// The app's system-assigned identity, which identity-based endpoints without `identity` use: the
+// principal endpoint owners grant Azure Service Bus Data Sender (and Storage Blob Data Contributor)
+// to (docs/operations.md, "Identity-based endpoints: who grants what"). No role is granted here.
+output ENDPOINT_SYSTEM_IDENTITY_PRINCIPAL_ID string = api.outputs.systemIdentityPrincipalId
+// What ENDPOINT_USER_ASSIGNED_IDENTITIES holds: the user-assigned identities endpoints may name.
+output ENDPOINT_USER_ASSIGNED_IDENTITIES string = join(endpointIdentityIdList, ',')

@@ -4,6 +4,7 @@ import {
   DEFAULT_SERVICEBUS_HOST_SUFFIXES,
   DEFAULT_STORAGE_HOST_SUFFIXES,
 } from "./endpoints/endpoint-allow-list";
+import { isUserAssignedIdentityId } from "./endpoints/managed-identity";
 import { encryptionKeySetting, previousKeysSetting } from "./secrets/encryption-key-setting";
 
 /**
@@ -235,6 +236,27 @@ export const configSchema = z
     STORAGE_HOST_SUFFIXES: hostSuffixesSetting(DEFAULT_STORAGE_HOST_SUFFIXES),
     /** Admits loopback endpoints too (the local stand-ins, over plain AMQP/http): local runs only. */
     ALLOW_LOOPBACK_ENDPOINTS: booleanSetting.default(false),
+    /**
+     * The user-assigned identities attached to the app that identity-based endpoints may name
+     * (comma-separated ARM ids): never the app's runtime identity, whose roles reach the service's
+     * own storage. The system-assigned identity needs no listing.
+     */
+    ENDPOINT_USER_ASSIGNED_IDENTITIES: z
+      .string()
+      .transform((text, ctx) => {
+        const ids = text
+          .split(",")
+          .map((id) => id.trim())
+          .filter((id) => id !== "");
+        if (ids.every(isUserAssignedIdentityId)) return ids;
+        ctx.addIssue({
+          code: "custom",
+          message:
+            "must be comma-separated ARM ids of user-assigned identities (/subscriptions/…/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{name})",
+        });
+        return z.NEVER;
+      })
+      .prefault(""),
     /**
      * Where clients reach the service (a custom domain, API Management), for the links it hands
      * out: nextLink and the OpenAPI server. Absent: https://WEBSITE_HOSTNAME, which Azure sets.

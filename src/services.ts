@@ -205,7 +205,10 @@ function endpointService(services: Services): EndpointService {
     services.database.container(CONTAINERS.queueEndpoints.id),
     secretSealer(config),
     config.ENDPOINTS_PER_INSTANCE_MAX,
-    allowListFromConfig(config),
+    {
+      allowList: allowListFromConfig(config),
+      attachedIdentities: config.ENDPOINT_USER_ASSIGNED_IDENTITIES,
+    },
   );
 }
 

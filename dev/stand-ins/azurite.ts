@@ -16,12 +16,21 @@ export interface AzuriteOptions {
   location?: string;
   /** Where Azurite's own output goes; inherited when absent. */
   stdio?: "inherit" | "ignore";
+  /**
+   * A third process: blob over HTTPS with OAuth (`--oauth basic`), for identity-based access with
+   * the managed-identity stand-in's tokens; SharedKey and SAS still work on it. Its storage is its
+   * own. The PEM file holds the key and the certificate (dev/local-tls.ts).
+   */
+  blobTls?: { port: number; keyPairFile: string };
 }
 
 export interface RunningAzurite {
   connectionString: string;
   blobEndpoint: string;
   queueEndpoint: string;
+  /** `https://localhost:{port}/devstoreaccount1`, when the HTTPS blob service runs. */
+  blobTlsEndpoint: string | undefined;
+  /** blob, queue, then the HTTPS blob service when it runs. */
   processes: ChildProcess[];
   stop(): Promise<void>;
 }
@@ -77,10 +86,26 @@ export async function startAzurite(options: AzuriteOptions): Promise<RunningAzur
     mkdirSync(location, { recursive: true });
     return ["--location", location];
   };
-  const launch = (service: "blob" | "queue", portFlag: string, hostFlag: string, port: number) =>
+  const launch = (
+    service: "blob" | "queue",
+    portFlag: string,
+    hostFlag: string,
+    port: number,
+    extra: string[] = [],
+    folder: string = service,
+  ) =>
     spawn(
       process.execPath,
-      [azuriteScript(service), hostFlag, "127.0.0.1", portFlag, String(port), ...storage(service), ...common],
+      [
+        azuriteScript(service),
+        hostFlag,
+        "127.0.0.1",
+        portFlag,
+        String(port),
+        ...storage(folder),
+        ...common,
+        ...extra,
+      ],
       // Through NODE_OPTIONS, not the command line: the process is still named by Azurite's script.
       { stdio: options.stdio ?? "inherit", env: { ...process.env, NODE_OPTIONS: preloadOption() } },
     );
@@ -88,11 +113,22 @@ export async function startAzurite(options: AzuriteOptions): Promise<RunningAzur
     launch("blob", "--blobPort", "--blobHost", options.blobPort),
     launch("queue", "--queuePort", "--queueHost", options.queuePort),
   ];
+  const { blobTls } = options;
+  if (blobTls) {
+    // Azurite's "basic" OAuth checks a bearer token's issuer (https://sts.windows.net/…), audience
+    // (storage) and lifetime, not its signature: enough for the managed-identity stand-in's tokens.
+    const https = ["--cert", blobTls.keyPairFile, "--key", blobTls.keyPairFile, "--oauth", "basic"];
+    processes.push(launch("blob", "--blobPort", "--blobHost", blobTls.port, https, "blob-https"));
+  }
   const stop = async () => {
     await Promise.all(processes.map(stopProcess));
   };
   try {
-    await Promise.all([waitForPort(options.blobPort), waitForPort(options.queuePort)]);
+    await Promise.all(
+      [options.blobPort, options.queuePort, ...(blobTls ? [blobTls.port] : [])].map((port) =>
+        waitForPort(port),
+      ),
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -101,6 +137,7 @@ export async function startAzurite(options: AzuriteOptions): Promise<RunningAzur
     connectionString: devConnectionString(options.blobPort, options.queuePort),
     blobEndpoint: `http://127.0.0.1:${options.blobPort}/${DEV_ACCOUNT}`,
     queueEndpoint: `http://127.0.0.1:${options.queuePort}/${DEV_ACCOUNT}`,
+    blobTlsEndpoint: blobTls && `https://localhost:${blobTls.port}/${DEV_ACCOUNT}`,
     processes,
     stop,
   };

@@ -1,4 +1,6 @@
-// The Function App on the Flex Consumption plan (Linux), running as a user-assigned identity. Flex
+// The Function App on the Flex Consumption plan (Linux), running as a user-assigned identity (the
+// runtime identity) and carrying a system-assigned one and any extra user-assigned ones for the
+// identity-based endpoints to send and dead-letter with (ENDPOINT_USER_ASSIGNED_IDENTITIES). Flex
 // Consumption takes the runtime, scale and deployment source from functionAppConfig; the app
 // settings that older plans used for them (FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION,
 // WEBSITE_RUN_FROM_PACKAGE, ...) are not supported there and are not set.
@@ -22,6 +24,9 @@ param appSettings object
 
 @description('Resource id of the user-assigned identity the app runs as. Its roles (app/access.bicep) are assigned before this module deploys.')
 param identityId string
+
+@description('Resource ids of extra user-assigned identities attached for identity-based endpoints (main.bicep checked that the runtime identity is not among them). They get no role here: endpoint owners grant them roles on their own Service Bus and storage.')
+param endpointIdentityIds array = []
 
 @description('Node.js version of the Flex Consumption runtime.')
 param nodeVersion string = '22'
@@ -85,19 +90,26 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
   location: location
   tags: union(tags, { 'azd-service-name': serviceName })
   kind: 'functionapp,linux'
-  // Only the user-assigned identity: the code's DefaultAzureCredential, the host's storage
-  // connection and the telemetry all name it by client id (main.bicep, var platformSettings).
+  // The runtime identity (identityId) is what the code's DefaultAzureCredential, the host's storage
+  // connection and the telemetry name by client id (main.bicep, var platformSettings): adding others
+  // changes none of them. The system-assigned identity and endpointIdentityIds are only for
+  // identity-based endpoints (ManagedIdentityCredential in the code) and hold no role of this
+  // deployment: a role of the service's own storage on them would let any endpoint owner reach it.
   identity: {
-    type: 'UserAssigned'
-    userAssignedIdentities: {
-      '${identityId}': {}
-    }
+    type: 'SystemAssigned, UserAssigned'
+    userAssignedIdentities: union(
+      {
+        '${identityId}': {}
+      },
+      toObject(endpointIdentityIds, id => id, id => {})
+    )
   }
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
     // Key Vault references resolve with the user-assigned identity, whose Key Vault Secrets User role
-    // exists before the site does; the default would be a system-assigned identity, which has none.
+    // exists before the site does; the default would be the system-assigned identity, which has
+    // none (it is for endpoints only).
     keyVaultReferenceIdentity: identityId
     siteConfig: {
       minTlsVersion: '1.2'
@@ -179,3 +191,5 @@ resource easyAuth 'Microsoft.Web/sites/config@2024-04-01' = {
 output name string = site.name
 output id string = site.id
 output defaultHostName string = site.properties.defaultHostName
+@description('Principal (object) id of the system-assigned identity, which identity-based endpoints use by default: endpoint owners grant it roles on their Service Bus topic and dead-letter container.')
+output systemIdentityPrincipalId string = site.identity.principalId

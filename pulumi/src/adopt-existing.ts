@@ -1,4 +1,5 @@
 import type { AuthenticationProfile, EventRoute, QueueEndpoint } from "../../client/types";
+import { type EndpointSettingsInputs, identityKey, kindOf } from "./endpoint-kinds";
 import { maskConnectionString, maskDeadLetterSecret } from "./masked-secrets";
 
 /** What the providers' inputs hold of each resource (their own types import this module). */
@@ -6,10 +7,7 @@ type ProfileInputs = Pick<
   AuthenticationProfile,
   "authenticationProfileName" | "authenticationProfileContent"
 >;
-type EndpointInputs = Pick<
-  QueueEndpoint,
-  "twinsInstanceId" | "queuePrimaryConnectionString" | "queueSecondaryConnectionString"
-> & { name?: string; deadLetterStorageSecret?: string };
+type EndpointInputs = Pick<QueueEndpoint, "twinsInstanceId"> & { name?: string } & EndpointSettingsInputs;
 type RouteInputs = Pick<EventRoute, "endpointName" | "filter"> & { twinsInstanceId: string; name?: string };
 
 // The `import` option, as the providers serve it: the existing resource is taken over only when the
@@ -30,22 +28,48 @@ export function adoptProfile<T extends AuthenticationProfile>(existing: T, input
   return existing;
 }
 
-/**
- * The existing endpoint, if the program's inputs are its own. Secrets compare in their masked form, the only form the service shows: the keys themselves
- * cannot be checked, and the program's are kept.
- */
-export function adoptEndpoint<T extends QueueEndpoint>(existing: T, inputs: EndpointInputs): T {
-  const differing = [
-    existing.twinsInstanceId.toLowerCase() !== inputs.twinsInstanceId.toLowerCase() && "twinsInstanceId",
-    inputs.name !== undefined && existing.name.toLowerCase() !== inputs.name.toLowerCase() && "name",
-    existing.queuePrimaryConnectionString !== maskConnectionString(inputs.queuePrimaryConnectionString) &&
-      "queuePrimaryConnectionString",
-    existing.queueSecondaryConnectionString !== maskConnectionString(inputs.queueSecondaryConnectionString) &&
-      "queueSecondaryConnectionString",
+/** The fields of a key-based endpoint that differ. Secrets compare in their masked form, the only form the service shows. */
+function keyBasedDifferences(existing: QueueEndpoint, inputs: EndpointInputs): (string | false)[] {
+  if (existing.authenticationType === "IdentityBased") return [];
+  return [
+    existing.queuePrimaryConnectionString !==
+      maskConnectionString(inputs.queuePrimaryConnectionString ?? "") && "queuePrimaryConnectionString",
+    existing.queueSecondaryConnectionString !==
+      maskConnectionString(inputs.queueSecondaryConnectionString ?? "") && "queueSecondaryConnectionString",
     existing.deadLetterStorageSecret !==
       (inputs.deadLetterStorageSecret === undefined
         ? undefined
         : maskDeadLetterSecret(inputs.deadLetterStorageSecret)) && "deadLetterStorageSecret",
+  ];
+}
+
+/** The fields of an identity-based endpoint that differ; an absent identity is the system-assigned one. */
+function identityBasedDifferences(existing: QueueEndpoint, inputs: EndpointInputs): (string | false)[] {
+  if (existing.authenticationType !== "IdentityBased") return [];
+  return [
+    existing.endpointUri !== inputs.endpointUri && "endpointUri",
+    existing.entityPath !== inputs.entityPath && "entityPath",
+    existing.deadLetterUri !== inputs.deadLetterUri && "deadLetterUri",
+    identityKey(existing.identity) !== identityKey(inputs.identity) && "identity",
+  ];
+}
+
+/**
+ * The existing endpoint, if the program's inputs are its own: its kind, and the fields of that
+ * kind. A key-based endpoint's secrets compare in their masked form: the keys themselves cannot be
+ * checked, and the program's are kept.
+ */
+export function adoptEndpoint<T extends QueueEndpoint>(existing: T, inputs: EndpointInputs): T {
+  // An answer without authenticationType is a key-based endpoint (a service from before the kinds).
+  const existingKind = existing.authenticationType === "IdentityBased" ? "IdentityBased" : "KeyBased";
+  const sameKind = existingKind === kindOf(inputs);
+  const differing = [
+    existing.twinsInstanceId.toLowerCase() !== inputs.twinsInstanceId.toLowerCase() && "twinsInstanceId",
+    inputs.name !== undefined && existing.name.toLowerCase() !== inputs.name.toLowerCase() && "name",
+    !sameKind && "authenticationType",
+    ...(sameKind
+      ? [...keyBasedDifferences(existing, inputs), ...identityBasedDifferences(existing, inputs)]
+      : []),
   ].filter((field): field is string => field !== false);
   if (differing.length > 0) {
     throw new Error(

@@ -1,3 +1,4 @@
+export type { EndpointAuthenticationType, EndpointIdentity } from "../../client/types";
 export {
   AuthenticationProfile,
   type AuthenticationProfileArgs,
@@ -17,6 +18,9 @@ export {
   type EventRouteState,
 } from "./event-route";
 export {
+  type EndpointIdentityArgs,
+  type IdentityBasedQueueEndpointArgs,
+  type KeyBasedQueueEndpointArgs,
   QUEUE_ENDPOINT_SECRET_OUTPUTS,
   QueueEndpoint,
   type QueueEndpointArgs,

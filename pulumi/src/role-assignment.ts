@@ -11,7 +11,10 @@ export interface RoleAssignmentArgs extends ServiceConnectionArgs {
   scope: pulumi.Input<string>;
   /** The object id of the user, group or service principal (`oid` in its tokens). */
   principalId: pulumi.Input<string>;
-  /** The role by name: Owner, Contributor, Reader, Twin Events Sender, Assessment Writer. */
+  /**
+   * The role by name: Owner, Contributor, Reader, Managed Identity Operator, Twin Events Sender,
+   * Assessment Writer.
+   */
   roleDefinitionName?: pulumi.Input<BuiltInRoleName> | undefined;
   /** Or by id: `/providers/Microsoft.Authorization/roleDefinitions/{guid}`, or the GUID alone. */
   roleDefinitionId?: pulumi.Input<string> | undefined;

@@ -1,7 +1,8 @@
 /**
  * The built-in roles, as data: actions with `*` wildcards, Actions minus NotActions, as Azure
  * defines its own. Owner, Contributor and Reader carry Azure's role definition ids, so an ARM user
- * who knows those ids can use them; the two roles of this service have ids of their own.
+ * who knows those ids can use them, as does Managed Identity Operator; the two roles of this
+ * service have ids of their own.
  */
 export interface RoleDefinition {
   /** The role definition's GUID. */
@@ -32,6 +33,20 @@ export const BUILT_IN_ROLES: readonly RoleDefinition[] = [
     roleName: "Reader",
     description: "Reads everything; changes nothing.",
     actions: ["*/read"],
+    notActions: [],
+  },
+  {
+    // Azure's own id. Its actions there are `userAssignedIdentities/*/read` and `…/*/assign/action`
+    // (with reads of other providers this service has no resources of); written out here, since
+    // here `/*/` needs a segment between its slashes, where Azure's also matches none.
+    name: "f1a07417-d97a-45cb-824c-7a7467783830",
+    roleName: "Managed Identity Operator",
+    description:
+      "Reads and assigns user-assigned identities: what naming one in an identity-based endpoint needs at the identity.",
+    actions: [
+      "Microsoft.ManagedIdentity/userAssignedIdentities/read",
+      "Microsoft.ManagedIdentity/userAssignedIdentities/assign/action",
+    ],
     notActions: [],
   },
   {

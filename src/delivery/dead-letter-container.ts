@@ -1,17 +1,32 @@
 import { AnonymousCredential, ContainerClient, type StoragePipelineOptions } from "@azure/storage-blob";
+import { type DeadLetterTarget, deadLetterUrl } from "../endpoints/delivery-endpoint";
+import { identityKey } from "../endpoints/managed-identity";
+import { type ManagedIdentityCredentials, processCredentials } from "./managed-identity-credentials";
 
 /**
- * A client for an endpoint's dead-letter container, through its SAS URL. Redirects are not
- * followed (core's redirect policy reads `redirectOptions`, which the storage client passes on
- * but does not declare): the service talks only to the host the URL names, which the allow-list
- * admitted, and a store that answers with a redirect is a fault to report.
+ * A client for an endpoint's dead-letter container: through its SAS URL, or as the endpoint's
+ * managed identity. Redirects are not followed (core's redirect policy reads `redirectOptions`,
+ * which the storage client passes on but does not declare): the service talks only to the host
+ * the URL names, which the allow-list admitted, and a store that answers with a redirect is a
+ * fault to report (a bearer token must never follow one elsewhere).
  */
-export function deadLetterContainer(sasUrl: string, retry: { maxTries: number; tryTimeoutInMs: number }) {
+export function deadLetterContainer(
+  target: DeadLetterTarget,
+  retry: { maxTries: number; tryTimeoutInMs: number },
+  credentials: ManagedIdentityCredentials = processCredentials,
+) {
   const options: StoragePipelineOptions & { redirectOptions: { maxRetries: number } } = {
     retryOptions: { ...retry, retryDelayInMs: 500 },
     redirectOptions: { maxRetries: 0 },
   };
-  return new ContainerClient(sasUrl, new AnonymousCredential(), options);
+  return "sasUrl" in target
+    ? new ContainerClient(target.sasUrl, new AnonymousCredential(), options)
+    : new ContainerClient(target.url, credentials.of(target.identity), options);
+}
+
+/** One spelling per container and credential: what the writer keeps its container clients by. */
+export function deadLetterTargetKey(target: DeadLetterTarget): string {
+  return "sasUrl" in target ? target.sasUrl : `${identityKey(target.identity)}\n${deadLetterUrl(target)}`;
 }
 
 /**

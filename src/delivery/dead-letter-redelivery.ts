@@ -1,7 +1,12 @@
 import type { BlobItem, ContainerClient } from "@azure/storage-blob";
 import { describeError } from "../common/describe-error";
 import { ServiceUnavailable } from "../common/errors";
-import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
+import {
+  type DeadLetterTarget,
+  type DeliveryEndpoint,
+  deadLetterField,
+  deadLetterUrl,
+} from "../endpoints/delivery-endpoint";
 import { missingPermissions, REDELIVERY_PERMISSIONS, sasExpired } from "../endpoints/sas-token";
 import { type CloudEvent, cloudEventSchema } from "../events/cloud-event";
 import { storageDeadline } from "../store/storage-deadline";
@@ -162,13 +167,13 @@ export class DeadLetterRedelivery {
     window: RedeliveryWindow,
     logger: DeliveryLogger = silentLogger,
   ): Promise<RedeliveryCounts> {
-    const sasUrl = this.usableSasUrl(endpoint);
-    const container = deadLetterContainer(sasUrl, { maxTries: 2, tryTimeoutInMs: 10_000 });
+    const target = this.usableTarget(endpoint);
+    const container = deadLetterContainer(target, { maxTries: 2, tryTimeoutInMs: 10_000 });
     const run: Run = {
       twinsInstanceId,
       endpoint,
       container,
-      place: deadLetterPlace(sasUrl),
+      place: deadLetterPlace(deadLetterUrl(target)),
       logger,
       counts: { requeued: 0, skipped: 0, failed: 0 },
       unmarked: 0,
@@ -198,7 +203,7 @@ export class DeadLetterRedelivery {
     }
     if (run.fault === undefined && !outOfTime) await flush();
     if (run.fault !== undefined) {
-      throw deadLetterStoreFault(run.fault.error, run.fault.step, progress(run));
+      throw deadLetterStoreFault(run.fault.error, run.fault.step, progress(run), target);
     }
     if (outOfTime) {
       throw new ServiceUnavailable(
@@ -209,20 +214,27 @@ export class DeadLetterRedelivery {
     return run.counts;
   }
 
-  /** The dead-letter SAS URL, when redelivery can use it; else the 409 that says why not. */
-  private usableSasUrl(endpoint: DeliveryEndpoint): string {
-    if (endpoint.secrets === undefined) {
+  /**
+   * The dead-letter location, when redelivery can use it; else the 409 that says why not. A SAS
+   * token's permissions and expiry are read here; an identity's roles show only in the store's
+   * answers (deadLetterStoreFault names the role then).
+   */
+  private usableTarget(endpoint: DeliveryEndpoint): DeadLetterTarget {
+    if (endpoint.sendTo === undefined) {
       throw new DeadLettersUnavailable(
-        `The endpoint's secrets cannot be opened by this deployment (${endpoint.secretsUnreadable}); its dead letters cannot be read.`,
+        `The endpoint cannot be used by this deployment (${endpoint.unusable.reason}); its dead letters cannot be read.`,
       );
     }
-    const sasUrl = endpoint.secrets.deadLetterStorageSecret;
-    if (sasUrl === undefined) {
+    const target = endpoint.deadLetter;
+    if (target === undefined) {
+      const field = deadLetterField(endpoint);
       throw new DeadLettersUnavailable(
-        "The endpoint has no deadLetterStorageSecret (or one this deployment does not admit): there are no dead letters to redeliver.",
-        "deadLetterStorageSecret",
+        `The endpoint has no ${field} (or one this deployment does not admit): there are no dead letters to redeliver.`,
+        field,
       );
     }
+    if (!("sasUrl" in target)) return target;
+    const { sasUrl } = target;
     const missing = missingPermissions(sasUrl, REDELIVERY_PERMISSIONS);
     if (missing.length > 0) {
       throw new DeadLettersUnavailable(
@@ -236,7 +248,7 @@ export class DeadLetterRedelivery {
         "deadLetterStorageSecret",
       );
     }
-    return sasUrl;
+    return target;
   }
 
   private async redeliverBlob(run: Run, blob: BlobItem, window: RedeliveryWindow): Promise<Outcome> {

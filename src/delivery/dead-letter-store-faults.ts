@@ -1,6 +1,8 @@
 import { type DomainError, ServiceUnavailable } from "../common/errors";
+import type { DeadLetterTarget } from "../endpoints/delivery-endpoint";
 import { isPassingStorageFault, storageStatus } from "../store/storage-errors";
 import { DeadLettersUnavailable } from "./dead-letters-unavailable";
+import { storageIdentityFault } from "./identity-faults";
 
 const TARGET = "deadLetterStorageSecret";
 
@@ -42,9 +44,22 @@ function refusal(status: number, code: string | undefined, step: StoreStep): str
  * message names the status and the store's code, never the URL or the store's own message, which
  * can quote the request; `progress` says what the call did before (dead-letter-redelivery.ts).
  */
-export function deadLetterStoreFault(error: unknown, step: StoreStep = "listed", progress = ""): DomainError {
+export function deadLetterStoreFault(
+  error: unknown,
+  step: StoreStep = "listed",
+  progress = "",
+  target?: DeadLetterTarget,
+): DomainError {
   const status = storageStatus(error);
   const after = progress === "" ? "" : ` ${progress}`;
+  // An identity's refusal (no role, no token) is the owner's to mend with a role assignment.
+  const identityFault = target && storageIdentityFault(error, target);
+  if (identityFault !== undefined) {
+    return new DeadLettersUnavailable(
+      `The dead letters cannot be ${step}: ${identityFault}${after}`,
+      "deadLetterUri",
+    );
+  }
   if (status === undefined || isPassingStorageFault(error)) {
     return new ServiceUnavailable(
       `The endpoint's dead-letter store failed or did not answer while the dead letters were being ${step}; repeat the redelivery later.${after}`,

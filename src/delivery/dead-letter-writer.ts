@@ -1,10 +1,10 @@
 import type { BlockBlobClient, ContainerClient } from "@azure/storage-blob";
 import { nameKey } from "../common/name-key";
-import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
+import { type DeadLetterTarget, type DeliveryEndpoint, deadLetterUrl } from "../endpoints/delivery-endpoint";
 import type { CloudEvent } from "../events/cloud-event";
 import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../store/storage-deadline";
 import { storageStatus } from "../store/storage-errors";
-import { deadLetterContainer, deadLetterPlace } from "./dead-letter-container";
+import { deadLetterContainer, deadLetterPlace, deadLetterTargetKey } from "./dead-letter-container";
 import type { DeadLetterMarks } from "./dead-letter-mark";
 import { deadLetterBlobName, MAX_NAMES_PER_ID } from "./dead-letter-name";
 
@@ -32,9 +32,9 @@ function isNameTaken(error: unknown): boolean {
   return status === 409 || status === 412;
 }
 
-/** The container's name, the last segment of the SAS URL's path; never the query, which holds the signature. */
-function containerName(sasUrl: string): string {
-  return decodeURIComponent(new URL(sasUrl).pathname.split("/").filter(Boolean).pop() ?? "");
+/** The container's name, the last segment of the URL's path; never a SAS URL's query, which holds the signature. */
+function containerName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.split("/").filter(Boolean).pop() ?? "");
 }
 
 /**
@@ -92,11 +92,12 @@ export class DeadLetterWriter {
     why: DeadLetterReason,
     at: Date,
   ): Promise<DeadLetterPlace> {
-    const sasUrl = endpoint.secrets?.deadLetterStorageSecret;
-    if (sasUrl === undefined) throw new Error("the endpoint has no dead-letter secret");
+    const target = endpoint.deadLetter;
+    if (target === undefined) throw new Error("the endpoint has no dead-letter location");
+    const url = deadLetterUrl(target);
     const body = JSON.stringify(event);
-    const container = this.container(sasUrl);
-    const place = deadLetterPlace(sasUrl);
+    const container = this.container(target);
+    const place = deadLetterPlace(url);
     for (let copy = 0; copy < MAX_NAMES_PER_ID; copy++) {
       const blobName = deadLetterBlobName(endpoint.name, event.id, at, copy);
       const blob = container.getBlockBlobClient(blobName);
@@ -107,7 +108,7 @@ export class DeadLetterWriter {
       };
       const created = await create(blob, body, metadata, this.deadlineMs);
       if (created || (await this.renewed(endpoint, place, blob, body, metadata))) {
-        return { container: containerName(sasUrl), blobName };
+        return { container: containerName(url), blobName };
       }
     }
     throw new Error(`all ${MAX_NAMES_PER_ID} dead-letter names for event ${event.id} in this hour are taken`);
@@ -138,11 +139,12 @@ export class DeadLetterWriter {
     return true;
   }
 
-  private container(sasUrl: string): ContainerClient {
-    let container = this.containers.get(sasUrl);
+  private container(target: DeadLetterTarget): ContainerClient {
+    const key = deadLetterTargetKey(target);
+    let container = this.containers.get(key);
     if (!container) {
-      container = deadLetterContainer(sasUrl, { maxTries: 4, tryTimeoutInMs: 15_000 });
-      this.containers.set(sasUrl, container);
+      container = deadLetterContainer(target, { maxTries: 4, tryTimeoutInMs: 15_000 });
+      this.containers.set(key, container);
     }
     return container;
   }

@@ -9,6 +9,7 @@ import type { DeliveryMessage } from "./delivery-message";
 export type PoisonReason =
   | "NoDeadLetterSecret"
   | "SecretsUnreadable"
+  | "SettingsNotAdmitted"
   | "DeadLetterWriteFailed"
   | "InvalidMessage"
   | "UnknownInstance"

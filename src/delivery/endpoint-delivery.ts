@@ -1,13 +1,14 @@
 import { describeError } from "../common/describe-error";
-import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
+import type { DeliveryEndpoint, ServiceBusTarget } from "../endpoints/delivery-endpoint";
 import type { CloudEvent } from "../events/cloud-event";
+import { serviceBusIdentityFault } from "./identity-faults";
 import { type PreparedBatches, type Refusal, SharedBatches, type TopicSender } from "./shared-batches";
 
 export type { TopicSender } from "./shared-batches";
 
-/** Where delivery gets a sender for a connection string and topic; the SenderPool is one. */
+/** Where delivery gets a sender for a connection string (or namespace and identity) and topic; the SenderPool is one. */
 export interface SenderSource {
-  sender(connectionString: string, topic: string): TopicSender;
+  sender(target: ServiceBusTarget, topic: string): TopicSender;
 }
 
 export interface EndpointDeliveryResult {
@@ -27,11 +28,12 @@ function errorName(error: unknown): string {
 
 /**
  * Sends events to one endpoint's topic in as few batches as fit: `shared`, the batches made once
- * for all of the instance's endpoints (shared-batches.ts). Each batch goes to the primary
- * connection; when that fails, to the secondary, which is then preferred for the rest of the
- * events. Events of a batch that failed on both are reported back for a later retry, as are all
- * the events of an endpoint whose secrets this deployment cannot open; events the client refused
- * are reported apart, as they can never be sent.
+ * for all of the instance's endpoints (shared-batches.ts). Each batch goes to the first target (a
+ * KeyBased endpoint's primary connection; an IdentityBased endpoint has one); when that fails, to
+ * the next, which is then preferred for the rest of the events. Events of a batch that failed on
+ * every target are reported back for a later retry, as are all the events of an endpoint whose
+ * secrets this deployment cannot open; events the client refused are reported apart, as they can
+ * never be sent. A refusal for want of a role or a token is said as such (identity-faults.ts).
  */
 export async function deliverToEndpoint(
   pool: SenderSource,
@@ -39,19 +41,16 @@ export async function deliverToEndpoint(
   events: CloudEvent[],
   shared: SharedBatches = new SharedBatches(events),
 ): Promise<EndpointDeliveryResult> {
-  if (endpoint.secrets === undefined) {
+  if (endpoint.sendTo === undefined) {
     return {
       delivered: [],
       failed: events,
       refused: [],
-      lastError: `the endpoint's secrets cannot be opened: ${endpoint.secretsUnreadable}`,
-      lastErrorName: "SecretsUnreadable",
+      lastError: endpoint.unusable.reason,
+      lastErrorName: endpoint.unusable.code,
     };
   }
-  const connections = [
-    endpoint.secrets.queuePrimaryConnectionString,
-    endpoint.secrets.queueSecondaryConnectionString,
-  ];
+  const connections = endpoint.sendTo;
   let prepared: PreparedBatches | undefined;
   let preferred = 0;
   let failuresInARow = 0;
@@ -59,8 +58,9 @@ export async function deliverToEndpoint(
   let lastError: string | undefined;
   let lastErrorName: string | undefined;
   while (prepared === undefined || prepared.batches.length > 0) {
+    const target = connections[preferred] as ServiceBusTarget;
     try {
-      const sender = pool.sender(connections[preferred] as string, endpoint.topic);
+      const sender = pool.sender(target, endpoint.topic);
       prepared ??= await shared.batches(sender);
       const batch = prepared.batches[0];
       if (batch === undefined) break;
@@ -69,7 +69,7 @@ export async function deliverToEndpoint(
       prepared = { ...prepared, batches: prepared.batches.slice(1) };
       failuresInARow = 0;
     } catch (error) {
-      lastError = describeError(error);
+      lastError = serviceBusIdentityFault(error, target, endpoint.topic) ?? describeError(error);
       lastErrorName = errorName(error);
       failuresInARow++;
       if (failuresInARow >= connections.length) break;

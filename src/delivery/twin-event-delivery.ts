@@ -1,7 +1,7 @@
 import { describeError } from "../common/describe-error";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../common/json-depth";
+import { type DeliveryEndpoint, deadLetterField } from "../endpoints/delivery-endpoint";
 import { parseTwinsInstanceId } from "../endpoints/endpoint-path";
-import type { DeliveryEndpoint } from "../endpoints/endpoint-service";
 import type { CloudEvent } from "../events/cloud-event";
 import { expandCompressedEvents } from "../events/compressed-events";
 import { eventTraceId, eventTraceIds } from "../events/trace-context";
@@ -14,6 +14,7 @@ import { countEvents, endpointAttributes, recordLatency } from "./delivery-metri
 import { type DeliveryQueues, EventsDoNotFit, type PoisonRecord } from "./delivery-queues";
 import type { EndpointSource } from "./endpoint-cache";
 import { deliverToEndpoint, type EndpointDeliveryResult, type SenderSource } from "./endpoint-delivery";
+import { storageIdentityFault } from "./identity-faults";
 import { type Refusal, SharedBatches } from "./shared-batches";
 
 export interface DeliverySettings {
@@ -375,13 +376,13 @@ export class TwinEventDelivery {
       attempts: why.attempts,
       lastError: why.lastError,
     };
-    if (endpoint.secrets === undefined) {
-      const detail = `${why.reason}, and the endpoint's secrets cannot be opened: ${endpoint.secretsUnreadable}`;
-      await this.poison(run, { ...record, reason: "SecretsUnreadable", detail }, events);
+    if (endpoint.sendTo === undefined) {
+      const detail = `${why.reason}, and ${endpoint.unusable.reason}`;
+      await this.poison(run, { ...record, reason: endpoint.unusable.code, detail }, events);
       return;
     }
-    if (endpoint.secrets.deadLetterStorageSecret === undefined) {
-      const detail = `${why.reason}, and the endpoint has no deadLetterStorageSecret`;
+    if (endpoint.deadLetter === undefined) {
+      const detail = `${why.reason}, and the endpoint has no ${deadLetterField(endpoint)}`;
       await this.poison(run, { ...record, reason: "NoDeadLetterSecret", detail }, events);
       return;
     }
@@ -409,7 +410,9 @@ export class TwinEventDelivery {
             );
           } catch (error) {
             unwritten.push(event);
-            writeError = describeError(error);
+            writeError =
+              (endpoint.deadLetter && storageIdentityFault(error, endpoint.deadLetter)) ??
+              describeError(error);
           }
         }),
       );

@@ -39,6 +39,9 @@ const REQUIRED = ["Endpoint", "SharedAccessKeyName", "SharedAccessKey", "EntityP
 const KEYS = [...REQUIRED, "UseDevelopmentEmulator"] as const;
 type Key = (typeof KEYS)[number];
 
+/** A topic's name, as an EntityPath or an identity-based endpoint's entityPath gives it. */
+export const ENTITY_PATH = /^[A-Za-z0-9][A-Za-z0-9._\-/]{0,259}$/;
+
 /** What each value may hold; none may hold blanks, quotes or ';', which parsers read differently. */
 const VALUE_RULES: Record<Exclude<Key, "Endpoint">, { pattern: RegExp; problem: string }> = {
   SharedAccessKeyName: {
@@ -50,7 +53,7 @@ const VALUE_RULES: Record<Exclude<Key, "Endpoint">, { pattern: RegExp; problem: 
     problem: "has a SharedAccessKey that is not a key (base64: letters, digits, '+', '/', '=', '-', '_')",
   },
   EntityPath: {
-    pattern: /^[A-Za-z0-9][A-Za-z0-9._\-/]{0,259}$/,
+    pattern: ENTITY_PATH,
     problem: "has an EntityPath that is not a topic name (letters, digits, '.', '-', '_', '/'; at most 260)",
   },
   UseDevelopmentEmulator: {

@@ -48,11 +48,53 @@ export function parseDeadLetterSecret(
   text: string,
   { checkToken = true, now = new Date() }: DeadLetterParseOptions = {},
 ): DeadLetterParseResult {
+  const read = readContainerUrl(text, "{storage endpoint}/{container}?{SAS token}");
+  if (!read.ok) return read;
+  const { url, problems, value } = read;
+  if (!url.searchParams.get("sig"))
+    problems.push("must carry a SAS token with a signature (sig=) in its query");
+  else if (checkToken) problems.push(...sasTokenProblems(url.searchParams, now));
+  if (problems.length > 0 || value === undefined) return { ok: false, problems };
+  return { ok: true, value: { text, ...value, masked: maskDeadLetterSecret(text) } };
+}
+
+/** A container's URL that parsed: where the service writes, read from here and never from the text again. */
+export type ContainerUrl = Omit<DeadLetterSecret, "masked">;
+
+/**
+ * An identity-based endpoint's `deadLetterUri`: `https://{account host}/{container}` (path-style
+ * `/{account}/{container}` for a local emulator), with no query: the endpoint's managed identity
+ * is its credential, so a SAS token there would be a secret shown back in clear.
+ */
+export function parseDeadLetterUri(
+  text: string,
+): { ok: true; value: ContainerUrl } | { ok: false; problems: string[] } {
+  const read = readContainerUrl(text, "{storage endpoint}/{container}");
+  if (!read.ok) return read;
+  const { url, problems, value } = read;
+  if (text.includes("?") || text.includes("#") || url.search !== "" || url.hash !== "")
+    problems.push(
+      "must carry no query or fragment: no SAS token, as the endpoint's identity is its credential",
+    );
+  if (problems.length > 0 || value === undefined) return { ok: false, problems };
+  return { ok: true, value: { text, ...value } };
+}
+
+/**
+ * The scheme, host and container of a container URL, and the problems of its form so far (the
+ * query is the caller's to judge). Problems never quote the URL.
+ */
+function readContainerUrl(
+  text: string,
+  form: string,
+):
+  | { ok: true; url: URL; problems: string[]; value?: Omit<ContainerUrl, "text"> }
+  | { ok: false; problems: string[] } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { ok: false, problems: ["must be a URL of the form {storage endpoint}/{container}?{SAS token}"] };
+    return { ok: false, problems: [`must be a URL of the form ${form}`] };
   }
   const written = SCHEME_AND_AUTHORITY.exec(text);
   const scheme = written?.[1];
@@ -61,7 +103,7 @@ export function parseDeadLetterSecret(
   if (written[2].includes("@") || url.username !== "" || url.password !== "") {
     return {
       ok: false,
-      problems: ["must not carry user information (user:password@): the SAS token is its only credential"],
+      problems: ["must not carry user information (user:password@): it would be a credential in clear"],
     };
   }
   const authority = parseAuthority(written[2]);
@@ -86,11 +128,12 @@ export function parseDeadLetterSecret(
   } else if (!CONTAINER_NAME.test(container)) {
     problems.push("must name a container of 3 to 63 lower-case letters, digits and single hyphens");
   }
-  if (!url.searchParams.get("sig"))
-    problems.push("must carry a SAS token with a signature (sig=) in its query");
-  else if (checkToken) problems.push(...sasTokenProblems(url.searchParams, now));
-  if (problems.length > 0 || container === undefined) return { ok: false, problems };
-  return { ok: true, value: { text, scheme, authority, container, masked: maskDeadLetterSecret(text) } };
+  return {
+    ok: true,
+    url,
+    problems,
+    ...(container !== undefined && { value: { scheme, authority, container } }),
+  };
 }
 
 /** What is wrong with the form of a dead-letter URL (not where it points: see endpoint-allow-list.ts). */

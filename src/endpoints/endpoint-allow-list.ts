@@ -1,5 +1,5 @@
 import { type ConnectionString, parseConnectionString } from "./connection-string";
-import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
+import { type ContainerUrl, parseDeadLetterSecret } from "./dead-letter-secret";
 import { type Authority, isIpLiteral, isLoopback, matchesSuffix } from "./host-names";
 
 /**
@@ -68,16 +68,26 @@ function judgeHost(
   return "cloud";
 }
 
+function judgeServiceBusHost(authority: Authority, allowList: EndpointAllowList): HostVerdict {
+  return judgeHost(authority, allowList.serviceBusSuffixes, allowList.allowLoopback, {
+    noun: "Service Bus namespace",
+    setting: "SERVICEBUS_HOST_SUFFIXES",
+  });
+}
+
+/** What is wrong with where an identity-based endpoint's namespace (`endpointUri`) points. */
+export function serviceBusHostProblems(authority: Authority, allowList: EndpointAllowList): string[] {
+  const verdict = judgeServiceBusHost(authority, allowList);
+  return typeof verdict === "object" ? [verdict.problem] : [];
+}
+
 /** What is wrong with where a parsed connection string points. */
 export function connectionStringHostProblems(
   connection: ConnectionString,
   allowList: EndpointAllowList,
 ): string[] {
   const { parts } = connection;
-  const verdict = judgeHost(parts.authority, allowList.serviceBusSuffixes, allowList.allowLoopback, {
-    noun: "Service Bus namespace",
-    setting: "SERVICEBUS_HOST_SUFFIXES",
-  });
+  const verdict = judgeServiceBusHost(parts.authority, allowList);
   if (typeof verdict === "object") return [`has an Endpoint that ${verdict.problem}`];
   // UseDevelopmentEmulator makes the SDK send the key over plain TCP: loopback only.
   if (verdict !== "loopback" && parts.useDevelopmentEmulator !== undefined) {
@@ -92,8 +102,8 @@ export function connectionStringProblems(text: string, allowList: EndpointAllowL
   return parsed.ok ? connectionStringHostProblems(parsed.value, allowList) : parsed.problems;
 }
 
-/** What is wrong with where a parsed dead-letter URL points. */
-export function deadLetterHostProblems(deadLetter: DeadLetterSecret, allowList: EndpointAllowList): string[] {
+/** What is wrong with where a parsed dead-letter URL (a SAS URL, or an identity-based endpoint's) points. */
+export function deadLetterHostProblems(deadLetter: ContainerUrl, allowList: EndpointAllowList): string[] {
   const verdict = judgeHost(deadLetter.authority, allowList.storageSuffixes, allowList.allowLoopback, {
     noun: "blob storage",
     setting: "STORAGE_HOST_SUFFIXES",

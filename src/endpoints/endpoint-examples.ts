@@ -19,6 +19,7 @@ export const endpointExamples: { put: EndpointPutInput; resource: QueueEndpoint;
       id: `${instance}/endpoints/orders`,
       name: "orders",
       twinsInstanceId: instance,
+      authenticationType: "KeyBased",
       queuePrimaryConnectionString: connection("***", "send"),
       queueSecondaryConnectionString: connection("***", "send-2"),
       deadLetterStorageSecret: "https://contosodeadletters.blob.core.windows.net/dead-letters?***",

@@ -1,9 +1,10 @@
 import { serverSet } from "../common/server-set";
 import { systemDataSchema } from "../common/system-data";
 import { z } from "../common/zod";
-import { type ConnectionString, parseConnectionString } from "./connection-string";
+import { type ConnectionString, ENTITY_PATH, parseConnectionString } from "./connection-string";
 import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
 import { PLAIN_AUTHORITY_PATTERN } from "./host-names";
+import { managedIdentitySchema } from "./managed-identity";
 
 /**
  * The secrets are parsed here, once: a body carries them on as typed values, from which the
@@ -63,32 +64,135 @@ const deadLetterSecretSchema = deadLetterText.transform((text, ctx): DeadLetterS
   return z.NEVER;
 });
 
-/** PUT body; `id`, `name` and `twinsInstanceId` may be echoed back, only with their current values. */
-export const endpointPutSchema = z.strictObject({
-  queuePrimaryConnectionString: connectionStringSchema,
-  queueSecondaryConnectionString: connectionStringSchema,
-  deadLetterStorageSecret: deadLetterSecretSchema.optional(),
+/** `id`, `name` and `twinsInstanceId` may be echoed back, only with their current values. */
+const echoes = {
   twinsInstanceId: serverSet("The twins instance's id, from the path").optional(),
   name: serverSet("The endpoint's name, from the path").optional(),
   id: serverSet("The endpoint's id: its URL path").optional(),
   systemData: systemDataSchema.optional(),
+};
+
+const KEY_BASED = "KeyBased";
+const IDENTITY_BASED = "IdentityBased";
+
+/** A field of the other kind: named in the 400 with the kind it belongs to (a mix is never guessed at). */
+function otherKind(kind: string) {
+  const rule = `belongs to ${kind} endpoints: send authenticationType ${kind} with it, or leave it out`;
+  return z
+    .never({ error: rule })
+    .optional()
+    .meta({ description: `Not sent: it ${rule}.` });
+}
+
+const endpointUriText = z
+  .string()
+  .max(300)
+  .meta({
+    pattern: `^sb://${PLAIN_AUTHORITY_PATTERN}/?$`,
+    description:
+      "The Service Bus namespace: sb://<namespace host>/, an Azure Service Bus host (SERVICEBUS_HOST_SUFFIXES), no IP literal; loopback hosts with a port only where ALLOW_LOOPBACK_ENDPOINTS is true.",
+  });
+
+const entityPathText = z.string().meta({
+  pattern: ENTITY_PATH.source,
+  description: "The topic events are sent to: letters, digits, '.', '-', '_', '/'; at most 260.",
 });
 
-/** PATCH body: any subset; `deadLetterStorageSecret: null` removes the dead-letter location. */
-export const endpointPatchSchema = endpointPutSchema.partial().extend({
+const deadLetterUriText = z
+  .string()
+  .max(2048)
+  .meta({
+    pattern: `^https?://${PLAIN_AUTHORITY_PATTERN}/[^?#\\s]+$`,
+    description:
+      "The dead-letter blob container: https://<account>.blob.core.windows.net/<container> (STORAGE_HOST_SUFFIXES), with no query: no SAS token, the endpoint's identity is its credential. Where ALLOW_LOOPBACK_ENDPOINTS is true, loopback hosts path-style (/<account>/<container>) too.",
+  });
+
+const keyBasedFields = {
+  queuePrimaryConnectionString: connectionStringSchema,
+  queueSecondaryConnectionString: connectionStringSchema,
+  deadLetterStorageSecret: deadLetterSecretSchema.optional(),
+};
+
+const identityBasedFields = {
+  endpointUri: endpointUriText,
+  entityPath: entityPathText,
+  deadLetterUri: deadLetterUriText.optional(),
+  identity: managedIdentitySchema.optional(),
+};
+
+const keyBasedPutSchema = z.strictObject({
+  authenticationType: z
+    .literal(KEY_BASED)
+    .optional()
+    .meta({ description: "KeyBased (the default): the endpoint's connection strings are its credentials." }),
+  ...keyBasedFields,
+  endpointUri: otherKind(IDENTITY_BASED),
+  entityPath: otherKind(IDENTITY_BASED),
+  deadLetterUri: otherKind(IDENTITY_BASED),
+  identity: otherKind(IDENTITY_BASED),
+  ...echoes,
+});
+
+const identityBasedPutSchema = z.strictObject({
+  authenticationType: z.literal(IDENTITY_BASED).meta({
+    description: "IdentityBased: the service sends and dead-letters with a managed identity; no secret.",
+  }),
+  ...identityBasedFields,
+  queuePrimaryConnectionString: otherKind(KEY_BASED),
+  queueSecondaryConnectionString: otherKind(KEY_BASED),
+  deadLetterStorageSecret: otherKind(KEY_BASED),
+  ...echoes,
+});
+
+/** PUT body: a KeyBased endpoint (authenticationType absent or KeyBased) or an IdentityBased one. */
+export const endpointPutSchema = z.discriminatedUnion("authenticationType", [
+  keyBasedPutSchema,
+  identityBasedPutSchema,
+]);
+
+/**
+ * PATCH body: any subset of the fields of the endpoint's kind (the stored endpoint decides which,
+ * endpoint-kinds.ts); `null` removes the dead-letter location. `authenticationType`, when sent,
+ * must be the endpoint's.
+ */
+export const endpointPatchSchema = z.strictObject({
+  authenticationType: z.enum([KEY_BASED, IDENTITY_BASED]).optional(),
+  queuePrimaryConnectionString: connectionStringSchema.optional(),
+  queueSecondaryConnectionString: connectionStringSchema.optional(),
   deadLetterStorageSecret: deadLetterSecretSchema.nullable().optional(),
+  endpointUri: endpointUriText.optional(),
+  entityPath: entityPathText.optional(),
+  deadLetterUri: deadLetterUriText.nullable().optional(),
+  identity: managedIdentitySchema.optional(),
+  ...echoes,
 });
 
-/** What callers see: secrets masked. */
-export const queueEndpointSchema = z.object({
+const resourceBase = {
   id: z.string(),
   name: z.string(),
   twinsInstanceId: z.string(),
-  queuePrimaryConnectionString: z.string(),
-  queueSecondaryConnectionString: z.string(),
-  deadLetterStorageSecret: z.string().optional(),
-  systemData: systemDataSchema,
-});
+};
+
+/** What callers see: secrets masked; an identity-based endpoint has none. */
+export const queueEndpointSchema = z.discriminatedUnion("authenticationType", [
+  z.object({
+    ...resourceBase,
+    authenticationType: z.literal(KEY_BASED),
+    queuePrimaryConnectionString: z.string(),
+    queueSecondaryConnectionString: z.string(),
+    deadLetterStorageSecret: z.string().optional(),
+    systemData: systemDataSchema,
+  }),
+  z.object({
+    ...resourceBase,
+    authenticationType: z.literal(IDENTITY_BASED),
+    endpointUri: z.string(),
+    entityPath: z.string(),
+    deadLetterUri: z.string().optional(),
+    identity: managedIdentitySchema.optional(),
+    systemData: systemDataSchema,
+  }),
+]);
 
 /** The secrets of one endpoint, sealed together at rest. */
 export const endpointSecretsSchema = z.object({
@@ -103,4 +207,7 @@ export type EndpointPatch = z.output<typeof endpointPatchSchema>;
 export type EndpointPutInput = z.input<typeof endpointPutSchema>;
 export type EndpointPatchInput = z.input<typeof endpointPatchSchema>;
 export type QueueEndpoint = z.infer<typeof queueEndpointSchema>;
+export type KeyBasedEndpoint = Extract<QueueEndpoint, { authenticationType: "KeyBased" }>;
+export type IdentityBasedEndpoint = Extract<QueueEndpoint, { authenticationType: "IdentityBased" }>;
+export type AuthenticationType = QueueEndpoint["authenticationType"];
 export type EndpointSecrets = z.infer<typeof endpointSecretsSchema>;

@@ -16,7 +16,7 @@ import {
   deadLetterHostProblems,
   type EndpointAllowList,
 } from "./endpoint-allow-list";
-import type { EndpointSecrets, QueueEndpoint } from "./endpoint-schema";
+import type { EndpointSecrets, KeyBasedEndpoint } from "./endpoint-schema";
 
 /**
  * The secrets of an endpoint being written, each parsed once: the checks, the sealed text, the
@@ -30,7 +30,7 @@ export interface ParsedEndpointSecrets {
 
 /** The fields of a response that show secrets, masked. */
 export type MaskedSecrets = Pick<
-  QueueEndpoint,
+  KeyBasedEndpoint,
   "queuePrimaryConnectionString" | "queueSecondaryConnectionString" | "deadLetterStorageSecret"
 >;
 

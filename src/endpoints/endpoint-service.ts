@@ -12,13 +12,14 @@ import {
   stampSystemData,
 } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
-import type { CloudEvent } from "../events/cloud-event";
 import { type SealedBox, type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import { type OnlyIds, onlyIds } from "../store/only-ids";
 import { QuotaLedger, type QuotaScope } from "../store/quota-ledger";
-import { deadLetterSecretProblems, type EndpointAllowList } from "./endpoint-allow-list";
+import type { DeliveryEndpoint } from "./delivery-endpoint";
+import { deadLetterSecretProblems } from "./endpoint-allow-list";
+import { checkPatchKind, refuseKindChange } from "./endpoint-kinds";
 import {
   type EndpointPath,
   endpointId,
@@ -31,6 +32,7 @@ import {
   type EndpointPut,
   type EndpointSecrets,
   endpointSecretsSchema,
+  type IdentityBasedEndpoint,
   type QueueEndpoint,
 } from "./endpoint-schema";
 import {
@@ -42,6 +44,13 @@ import {
   parseEndpointSecrets,
   secretTexts,
 } from "./endpoint-secrets";
+import {
+  type IdentityRules,
+  type IdentitySettings,
+  identitySettingsProblems,
+  namespaceOf,
+  parseIdentitySettings,
+} from "./identity-endpoint";
 import {
   ENDPOINTS_AND_ROUTES,
   ENDPOINTS_ONLY,
@@ -60,9 +69,12 @@ export interface EndpointDocument {
   instanceKey: string;
   name: string;
   twinsInstanceId: string;
-  /** The topic (EntityPath): not a secret, kept in clear for operators. */
+  /** The topic (EntityPath, or entityPath): not a secret, kept in clear for operators. */
   topic: string;
-  secrets: SealedBox;
+  /** A KeyBased endpoint's secrets, sealed; an IdentityBased one has none. */
+  secrets?: SealedBox;
+  /** An IdentityBased endpoint's settings, none of them secret (absent: KeyBased, as every endpoint before them). */
+  identityBased?: Omit<IdentitySettings, "entityPath">;
   createdAt: string;
   updatedAt: string;
   /** Absent on endpoints written before systemData was recorded. */
@@ -73,23 +85,7 @@ function currentSystemData(document: EndpointDocument): SystemData {
   return document.systemData ?? legacySystemData(document);
 }
 
-/**
- * An endpoint with its secrets opened: for delivery, never for a response. When this deployment
- * cannot open them (sealed under a key it lacks, or altered), `secrets` is absent and
- * `secretsUnreadable` says why: that endpoint's deliveries fail, the instance's others go ahead.
- */
-export type DeliveryEndpoint = {
-  id: string;
-  name: string;
-  topic: string;
-  /** The stored document's ETag: which settings these are (delivery-message.ts, endpoint-cache.ts). */
-  version?: string;
-  /**
-   * Whether the instance's event routes let an event through to this endpoint (any of the routes
-   * that name it is true); absent when no route names it, and it takes every event.
-   */
-  accepts?: (event: CloudEvent) => boolean;
-} & ({ secrets: EndpointSecrets } | { secrets?: undefined; secretsUnreadable: string });
+export type { DeliveryEndpoint } from "./delivery-endpoint";
 
 /** An event route as delivery reads it, beside its instance's endpoints. */
 export interface DeliveryRoute {
@@ -167,7 +163,8 @@ export class EndpointService
     /** Seals and opens; while the key is pending (src/secrets/secret-keys.ts) both answer 503. */
     private readonly secretBox: Pick<SecretBox, "seal" | "open" | "currentKeyId">,
     private readonly maxPerInstance: number,
-    private readonly allowList: EndpointAllowList,
+    /** Where endpoints may point, and the identities they may name. */
+    private readonly rules: IdentityRules,
     private readonly warn: (message: string) => void = (message) => console.warn(message),
   ) {
     this.documents = new DocumentStore<EndpointDocument>(container, (document) => document.instanceKey);
@@ -183,7 +180,7 @@ export class EndpointService
     const { id, partitionKey } = addressOf(path);
     const document = await this.documents.read(id, partitionKey);
     if (!document) throw notFound(path);
-    return this.toResource(document, maskedStoredSecrets(this.openSecrets(document)));
+    return this.toResource(document);
   }
 
   async list(path: InstancePath, page: PageRequest, only?: readonly string[]): Promise<Page<QueueEndpoint>> {
@@ -227,21 +224,29 @@ export class EndpointService
     actor: Actor,
   ): Promise<{ versioned: Versioned<QueueEndpoint>; created: boolean }> {
     this.checkEchoedFields(path, body);
-    const secrets = parseEndpointSecrets(
-      {
-        queuePrimaryConnectionString: body.queuePrimaryConnectionString,
-        queueSecondaryConnectionString: body.queueSecondaryConnectionString,
-        ...(body.deadLetterStorageSecret !== undefined && {
-          deadLetterStorageSecret: body.deadLetterStorageSecret,
-        }),
-      },
-      this.allowList,
-    );
+    const kind = body.authenticationType ?? "KeyBased";
+    // Parsed and checked before anything is read: a bad body is a 400 whatever is stored.
+    const settings =
+      body.authenticationType === "IdentityBased"
+        ? { identity: parseIdentitySettings(identitySettingsOf(body), this.rules) }
+        : {
+            secrets: parseEndpointSecrets(
+              {
+                queuePrimaryConnectionString: body.queuePrimaryConnectionString,
+                queueSecondaryConnectionString: body.queueSecondaryConnectionString,
+                ...(body.deadLetterStorageSecret !== undefined && {
+                  deadLetterStorageSecret: body.deadLetterStorageSecret,
+                }),
+              },
+              this.rules.allowList,
+            ),
+          };
     const now = new Date().toISOString();
     const { document, created } = await this.writer.put(
       addressOf(path),
       preconditions,
       (existing, address) => {
+        if (existing) refuseKindChange(kindOf(existing), kind);
         checkEchoedSystemData(body.systemData, existing && currentSystemData(existing));
         const base = existing ?? {
           id: address.id,
@@ -251,10 +256,15 @@ export class EndpointService
           createdAt: now,
         };
         const systemData = stampSystemData(existing && currentSystemData(existing), actor, now);
-        return this.sealed(base, secrets, now, systemData);
+        return settings.secrets
+          ? this.sealed(base, settings.secrets, now, systemData)
+          : identityDocument(base, settings.identity, now, systemData);
       },
     );
-    return { versioned: this.toResource(document, maskedSecrets(secrets)), created };
+    return {
+      versioned: this.toResource(document, settings.secrets && maskedSecrets(settings.secrets)),
+      created,
+    };
   }
 
   async patch(
@@ -270,7 +280,14 @@ export class EndpointService
       addressOf(path),
       preconditions,
       (existing) => {
+        checkPatchKind(kindOf(existing), body);
         checkEchoedSystemData(body.systemData, currentSystemData(existing));
+        const now = new Date().toISOString();
+        const systemData = stampSystemData(currentSystemData(existing), actor, now);
+        if (existing.identityBased) {
+          const merged = mergeIdentitySettings(existing, body);
+          return identityDocument(existing, parseIdentitySettings(merged, this.rules), now, systemData);
+        }
         const current = this.openSecrets(existing);
         const merged: EndpointSecretsToCheck = {
           queuePrimaryConnectionString:
@@ -283,14 +300,13 @@ export class EndpointService
             ? current.deadLetterStorageSecret
             : body.deadLetterStorageSecret;
         if (deadLetter !== null && deadLetter !== undefined) merged.deadLetterStorageSecret = deadLetter;
-        const secrets = parseEndpointSecrets(merged, this.allowList);
+        const secrets = parseEndpointSecrets(merged, this.rules.allowList);
         shown = maskedSecrets(secrets);
-        const now = new Date().toISOString();
-        return this.sealed(existing, secrets, now, stampSystemData(currentSystemData(existing), actor, now));
+        return this.sealed(existing, secrets, now, systemData);
       },
       () => notFound(path),
     );
-    return this.toResource(document, shown ?? maskedStoredSecrets(this.openSecrets(document)));
+    return this.toResource(document, shown);
   }
 
   /** 409 while event routes name the endpoint: none is left pointing at nothing. */
@@ -325,7 +341,7 @@ export class EndpointService
       remainingEndpoints: [],
     };
     for (const found of documents) {
-      let document: Stored<EndpointDocument> | undefined = found;
+      let document: KeyedDocument | undefined = found;
       for (let attempt = 0; ; attempt++) {
         if (document === undefined) {
           report.deleted++;
@@ -355,8 +371,10 @@ export class EndpointService
           break;
         } catch (error) {
           if (!(error instanceof PreconditionFailed)) throw error;
-          // Written (or deleted) since it was read: read what is there now and judge that.
-          document = await this.documents.read(document.id, document.instanceKey);
+          // Written (or deleted) since it was read: read what is there now and judge that (an
+          // endpoint made again IdentityBased has nothing to re-seal: as good as deleted).
+          const now = await this.documents.read(document.id, document.instanceKey);
+          document = now && isKeyed(now) ? now : undefined;
         }
       }
     }
@@ -378,13 +396,13 @@ export class EndpointService
   }
 
   /** Every stored endpoint, of every instance: one cross-partition query (what holds no sealed box is no endpoint). */
-  private async allEndpoints(): Promise<Stored<EndpointDocument>[]> {
+  private async allEndpoints(): Promise<KeyedDocument[]> {
     const documents = await this.documents.queryAll<Stored<EndpointDocument>>(ALL_ENDPOINTS);
-    return documents.filter((document) => typeof document.secrets?.keyId === "string");
+    return documents.filter(isKeyed);
   }
 
   /** Why a document under another key could not be re-sealed: its key is missing, or it was altered. */
-  private whyLeft(document: EndpointDocument): LeftOnOldKey["reason"] {
+  private whyLeft(document: KeyedDocument): LeftOnOldKey["reason"] {
     try {
       this.secretBox.open(document.secrets, sealingContext(document));
       return "RunAgain";
@@ -395,40 +413,43 @@ export class EndpointService
   }
 
   private sealed(
-    base: Pick<EndpointDocument, "id" | "instanceKey" | "name" | "twinsInstanceId" | "createdAt">,
+    base: DocumentBase,
     secrets: ParsedEndpointSecrets,
     now: string,
     systemData: SystemData,
   ): EndpointDocument {
-    return {
-      id: base.id,
-      instanceKey: base.instanceKey,
-      name: base.name,
-      twinsInstanceId: base.twinsInstanceId,
-      topic: secrets.queuePrimaryConnectionString.parts.entityPath,
+    return writtenDocument(base, secrets.queuePrimaryConnectionString.parts.entityPath, now, systemData, {
       secrets: this.secretBox.seal(JSON.stringify(secretTexts(secrets)), sealingContext(base)),
-      createdAt: base.createdAt,
-      updatedAt: now,
-      systemData,
-    };
+    });
   }
 
+  /** A KeyBased endpoint's secrets, opened (SecretsUnreadable when this deployment cannot). */
   private openSecrets(document: EndpointDocument): EndpointSecrets {
+    if (document.secrets === undefined) throw new Error(`endpoint ${document.id} has no secrets to open`);
     return endpointSecretsSchema.parse(
       JSON.parse(this.secretBox.open(document.secrets, sealingContext(document))),
     );
   }
 
-  private toResource(document: Stored<EndpointDocument>, masked: MaskedSecrets): Versioned<QueueEndpoint> {
+  /** The resource; a KeyBased one shows `masked`, or its stored secrets masked when not given. */
+  private toResource(document: Stored<EndpointDocument>, masked?: MaskedSecrets): Versioned<QueueEndpoint> {
+    const common = {
+      id: endpointId(document.twinsInstanceId, document.name),
+      name: document.name,
+      twinsInstanceId: document.twinsInstanceId,
+    };
+    if (document.identityBased) {
+      return { resource: identityResource(document, common), etag: document._etag };
+    }
+    const shown = masked ?? maskedStoredSecrets(this.openSecrets(document));
     return {
       resource: {
-        id: endpointId(document.twinsInstanceId, document.name),
-        name: document.name,
-        twinsInstanceId: document.twinsInstanceId,
-        queuePrimaryConnectionString: masked.queuePrimaryConnectionString,
-        queueSecondaryConnectionString: masked.queueSecondaryConnectionString,
-        ...(masked.deadLetterStorageSecret !== undefined && {
-          deadLetterStorageSecret: masked.deadLetterStorageSecret,
+        ...common,
+        authenticationType: "KeyBased",
+        queuePrimaryConnectionString: shown.queuePrimaryConnectionString,
+        queueSecondaryConnectionString: shown.queueSecondaryConnectionString,
+        ...(shown.deadLetterStorageSecret !== undefined && {
+          deadLetterStorageSecret: shown.deadLetterStorageSecret,
         }),
         systemData: currentSystemData(document),
       },
@@ -439,7 +460,7 @@ export class EndpointService
   /** One document this deployment cannot open must not hide the others: it is listed fully masked. */
   private toListItem(document: Stored<EndpointDocument>): QueueEndpoint {
     try {
-      return this.toResource(document, maskedStoredSecrets(this.openSecrets(document))).resource;
+      return this.toResource(document).resource;
     } catch (error) {
       if (!(error instanceof SecretsUnreadable)) throw error;
       const id = endpointId(document.twinsInstanceId, document.name);
@@ -448,6 +469,7 @@ export class EndpointService
         id,
         name: document.name,
         twinsInstanceId: document.twinsInstanceId,
+        authenticationType: "KeyBased",
         queuePrimaryConnectionString: MASKED,
         queueSecondaryConnectionString: MASKED,
         systemData: currentSystemData(document),
@@ -456,13 +478,16 @@ export class EndpointService
   }
 
   /**
-   * Delivery re-checks the allow-list: a document stored before it (or under a wider one) must
-   * not make the service send where it no longer may. The sender pool refuses such connection
-   * strings; a refused dead-letter URL is left out, so what cannot be delivered is poisoned.
-   * Secrets this deployment cannot open hold up that endpoint alone: it comes without them.
+   * Delivery re-checks the allow-list (and, for an IdentityBased endpoint, that its identity is
+   * still the app's for endpoints): a document stored before it (or under a wider one) must not
+   * make the service send where it no longer may. The sender pool refuses such connection strings
+   * and namespaces; a refused dead-letter location is left out, so what cannot be delivered is
+   * poisoned. Secrets this deployment cannot open hold up that endpoint alone: it comes without them.
    */
   private forDelivery(document: Stored<EndpointDocument>): DeliveryEndpoint {
     const id = endpointId(document.twinsInstanceId, document.name);
+    const base = { id, name: document.name, topic: document.topic, version: document._etag };
+    if (document.identityBased) return this.identityForDelivery(base, document.identityBased);
     let opened: EndpointSecrets;
     try {
       opened = this.openSecrets(document);
@@ -472,28 +497,56 @@ export class EndpointService
         `endpoint ${id}: its secrets cannot be opened (SecretsUnreadable: ${error.message}); events for it fail, and go to the poison queue once their retries run out`,
       );
       return {
-        id,
-        name: document.name,
-        topic: document.topic,
-        version: document._etag,
-        secretsUnreadable: error.message,
+        ...base,
+        unusable: {
+          code: "SecretsUnreadable",
+          reason: `the endpoint's secrets cannot be opened: ${error.message}`,
+        },
       };
     }
-    const { deadLetterStorageSecret, ...connections } = opened;
+    const { deadLetterStorageSecret, queuePrimaryConnectionString, queueSecondaryConnectionString } = opened;
     const deadLetterAdmitted =
       deadLetterStorageSecret !== undefined &&
-      deadLetterSecretProblems(deadLetterStorageSecret, this.allowList).length === 0;
+      deadLetterSecretProblems(deadLetterStorageSecret, this.rules.allowList).length === 0;
     if (deadLetterStorageSecret !== undefined && !deadLetterAdmitted) {
       this.warn(
         `endpoint ${id}: its deadLetterStorageSecret points where STORAGE_HOST_SUFFIXES and ALLOW_LOOPBACK_ENDPOINTS do not admit; it is not used, and events it would take go to the poison queue`,
       );
     }
     return {
-      id,
-      name: document.name,
-      topic: document.topic,
-      version: document._etag,
-      secrets: deadLetterAdmitted ? { ...connections, deadLetterStorageSecret } : connections,
+      ...base,
+      sendTo: [
+        { connectionString: queuePrimaryConnectionString },
+        { connectionString: queueSecondaryConnectionString },
+      ],
+      ...(deadLetterAdmitted && { deadLetter: { sasUrl: deadLetterStorageSecret } }),
+    };
+  }
+
+  /**
+   * An IdentityBased endpoint whose settings no longer pass (hosts or identity narrowed since it
+   * was written) sends nowhere: its events fail, then go to the poison queue, as a refused
+   * connection string's do. The reason names settings, never values the caller chose to hide.
+   */
+  private identityForDelivery(
+    base: Pick<DeliveryEndpoint, "id" | "name" | "topic" | "version">,
+    stored: NonNullable<EndpointDocument["identityBased"]>,
+  ): DeliveryEndpoint {
+    const settings: IdentitySettings = { ...stored, entityPath: base.topic };
+    const problems = identitySettingsProblems(settings, this.rules);
+    if (problems.length > 0) {
+      const reason = `the endpoint's settings are no longer admitted: ${problems.join(" ")}`;
+      this.warn(
+        `endpoint ${base.id}: ${reason}; events for it go to the poison queue once their retries run out`,
+      );
+      return { ...base, unusable: { code: "SettingsNotAdmitted", reason } };
+    }
+    const { namespace } = parseIdentitySettings(settings, this.rules);
+    const identity = stored.identity && { identity: stored.identity };
+    return {
+      ...base,
+      sendTo: [{ namespace: namespaceOf(namespace), ...identity }],
+      ...(stored.deadLetterUri !== undefined && { deadLetter: { url: stored.deadLetterUri, ...identity } }),
     };
   }
 
@@ -545,6 +598,97 @@ const ALL_ENDPOINTS = { query: `SELECT * FROM c WHERE ${ENDPOINTS_ONLY}`, parame
 
 /** What delivery reads of an event route's document (src/event-routes/event-route-service.ts writes them). */
 type RouteFields = DeliveryRoute & { id: string };
+
+/** A KeyBased endpoint's document: one with a sealed box (what the re-seal goes through). */
+type KeyedDocument = Stored<EndpointDocument> & { secrets: SealedBox };
+
+function isKeyed(document: Stored<EndpointDocument>): document is KeyedDocument {
+  return typeof document.secrets?.keyId === "string";
+}
+
+function kindOf(document: EndpointDocument): QueueEndpoint["authenticationType"] {
+  return document.identityBased ? "IdentityBased" : "KeyBased";
+}
+
+function identitySettingsOf(
+  body: Extract<EndpointPut, { authenticationType: "IdentityBased" }>,
+): IdentitySettings {
+  return {
+    endpointUri: body.endpointUri,
+    entityPath: body.entityPath,
+    ...(body.deadLetterUri !== undefined && { deadLetterUri: body.deadLetterUri }),
+    ...(body.identity !== undefined && { identity: body.identity }),
+  };
+}
+
+/** A PATCH over a stored IdentityBased endpoint: what it leaves out is kept; `deadLetterUri: null` removes it. */
+function mergeIdentitySettings(existing: EndpointDocument, body: EndpointPatch): IdentitySettings {
+  const stored = existing.identityBased as NonNullable<EndpointDocument["identityBased"]>;
+  const deadLetterUri = body.deadLetterUri === undefined ? stored.deadLetterUri : body.deadLetterUri;
+  const identity = body.identity ?? stored.identity;
+  return {
+    endpointUri: body.endpointUri ?? stored.endpointUri,
+    entityPath: body.entityPath ?? existing.topic,
+    ...(deadLetterUri !== null && deadLetterUri !== undefined && { deadLetterUri }),
+    ...(identity !== undefined && { identity }),
+  };
+}
+
+/** What a write keeps of the document it replaces (or makes for a new one). */
+type DocumentBase = Pick<EndpointDocument, "id" | "instanceKey" | "name" | "twinsInstanceId" | "createdAt">;
+
+/** A document as written, of either kind: the kind's own fields beside those every endpoint has. */
+function writtenDocument(
+  base: DocumentBase,
+  topic: string,
+  now: string,
+  systemData: SystemData,
+  kind: Pick<EndpointDocument, "secrets"> | Pick<EndpointDocument, "identityBased">,
+): EndpointDocument {
+  return {
+    id: base.id,
+    instanceKey: base.instanceKey,
+    name: base.name,
+    twinsInstanceId: base.twinsInstanceId,
+    topic,
+    ...kind,
+    createdAt: base.createdAt,
+    updatedAt: now,
+    systemData,
+  };
+}
+
+/** An IdentityBased endpoint's document: its settings in clear, nothing sealed. */
+function identityDocument(
+  base: DocumentBase,
+  settings: IdentitySettings,
+  now: string,
+  systemData: SystemData,
+): EndpointDocument {
+  return writtenDocument(base, settings.entityPath, now, systemData, {
+    identityBased: {
+      endpointUri: settings.endpointUri,
+      ...(settings.deadLetterUri !== undefined && { deadLetterUri: settings.deadLetterUri }),
+      ...(settings.identity !== undefined && { identity: settings.identity }),
+    },
+  });
+}
+
+function identityResource(
+  document: EndpointDocument,
+  common: Pick<IdentityBasedEndpoint, "id" | "name" | "twinsInstanceId">,
+): IdentityBasedEndpoint {
+  const stored = document.identityBased as NonNullable<EndpointDocument["identityBased"]>;
+  return {
+    ...common,
+    authenticationType: "IdentityBased",
+    endpointUri: stored.endpointUri,
+    entityPath: document.topic,
+    ...(stored.deadLetterUri !== undefined && { deadLetterUri: stored.deadLetterUri }),
+    ...(stored.identity !== undefined && { identity: stored.identity }),
+    systemData: currentSystemData(document),
+  };
+}
 
 function notFound(path: EndpointPath): ResourceNotFound {
   return new ResourceNotFound(

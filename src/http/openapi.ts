@@ -100,8 +100,33 @@ export function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObjec
     target: "draft-2020-12",
     io,
     unrepresentable: "any",
+    override: describeDiscriminator,
   });
   return rest;
+}
+
+/**
+ * A discriminated union (the two kinds of endpoint, the two kinds of identity) is a `oneOf` whose
+ * members each require their own constant of the property. Where one member may leave the
+ * property out (a KeyBased body need not say so), nothing tells the members apart to a reader of
+ * the document alone, so it is an `anyOf` (the members still exclude each other: each forbids the
+ * other's fields). OpenAPI's `discriminator` is left out: it selects named schemas only, and the
+ * document's are inline.
+ */
+function describeDiscriminator(context: { zodSchema: unknown; jsonSchema: JsonObject }): void {
+  const definition = (context.zodSchema as { _zod?: { def?: { type?: string; discriminator?: unknown } } })
+    ._zod?.def;
+  const members = context.jsonSchema.oneOf;
+  if (definition?.type !== "union" || typeof definition.discriminator !== "string" || !Array.isArray(members))
+    return;
+  const property = definition.discriminator;
+  const required = members.every((member) => {
+    const names = (member as { required?: unknown }).required;
+    return Array.isArray(names) && names.includes(property);
+  });
+  if (required) return;
+  context.jsonSchema.anyOf = members;
+  delete context.jsonSchema.oneOf;
 }
 
 function parameters(route: RouteDefinition, method: string): JsonObject[] {

@@ -42,8 +42,16 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   service: (services: Services) => ResourceService<CollectionPath, ItemPath, Resource, Put, Patch>;
   /** When a DELETE may be refused with 409, and why (an endpoint that event routes name). */
   deleteConflict?: string;
-  /** Another resource a PUT names, which the caller must be allowed `action` on too (requireLinkedAccess). */
-  linked?: { action: string; id: (path: ItemPath, body: Put) => string };
+  /**
+   * Another resource a write names, which the caller must be allowed `action` on too
+   * (requireLinkedAccess): `id` gives it from a PUT body, `patchId` from a PATCH body; undefined
+   * when the body names none.
+   */
+  linked?: {
+    action: string;
+    id: (path: ItemPath, body: Put) => string | undefined;
+    patchId?: (path: ItemPath, body: Patch) => string | undefined;
+  };
 }
 
 /** A resource's spec, its types inferred from the schemas and the service. */
@@ -190,7 +198,8 @@ export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
         JSON_ONLY,
         (body) => spec.moreBodyProblems?.(body, services) ?? [],
       );
-      if (spec.linked) requireLinkedAccess(caller, spec.linked.action, spec.linked.id(path, put));
+      const linked = spec.linked?.id(path, put);
+      if (spec.linked && linked !== undefined) requireLinkedAccess(caller, spec.linked.action, linked);
       const { versioned, created } = await spec
         .service(services)
         .put(path, put, preconditions, actorOf(caller.principal));
@@ -213,6 +222,7 @@ export function patchRoute<C, I, R, P, Q>(
       requestBody: writeBody(patchBody, spec.examples.patch ?? {}, PATCH_MEDIA_TYPES),
       responses: [{ status: 200, description: "Changed", ...resourceDoc(spec), headers: ["ETag"] }],
       errors: [400, 404, 409, 412, 413, 415],
+      ...(spec.linked && { linkedAction: spec.linked.action }),
     },
     handler: async (request, _context, services, caller) => {
       const service = spec.service(services);
@@ -225,6 +235,8 @@ export function patchRoute<C, I, R, P, Q>(
         PATCH_MEDIA_TYPES,
         (body) => spec.moreBodyProblems?.(body, services) ?? [],
       );
+      const linked = spec.linked?.patchId?.(path, patch);
+      if (spec.linked && linked !== undefined) requireLinkedAccess(caller, spec.linked.action, linked);
       const { resource, etag } = await service.patch(path, patch, preconditions, actorOf(caller.principal));
       return jsonResponse(200, resource, etag);
     },

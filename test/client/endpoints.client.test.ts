@@ -6,7 +6,9 @@ import {
   connectionString,
   DEAD_LETTER,
   ENDPOINT_INPUT,
+  IDENTITY_ENDPOINT_INPUT,
   instanceId,
+  keyBased,
   keySystemData,
   PRIMARY_KEY,
   rejection,
@@ -32,6 +34,7 @@ describe("create, read, update, delete", () => {
       id: `${INSTANCE}/endpoints/orders`,
       name: "orders",
       twinsInstanceId: INSTANCE,
+      authenticationType: "KeyBased",
       queuePrimaryConnectionString: MASKED_PRIMARY,
       queueSecondaryConnectionString: connectionString("***", "send2"),
       deadLetterStorageSecret: "https://deadletters.blob.core.windows.net/dead-letters?***",
@@ -54,7 +57,7 @@ describe("create, read, update, delete", () => {
   it("update with deadLetterStorageSecret: null removes it; getIfChanged sees the change", async () => {
     const before = await client.endpoints.get(INSTANCE, "orders");
     const updated = await client.endpoints.update(INSTANCE, "orders", { deadLetterStorageSecret: null });
-    expect(updated.deadLetterStorageSecret).toBeUndefined();
+    expect(keyBased(updated).deadLetterStorageSecret).toBeUndefined();
     expect(await client.endpoints.getIfChanged(INSTANCE, "orders", updated.etag)).toBeUndefined();
     expect((await client.endpoints.getIfChanged(INSTANCE, "orders", before.etag))?.etag).toBe(updated.etag);
   });
@@ -136,6 +139,45 @@ describe("errors", () => {
   });
 });
 
+describe("identity-based endpoints", () => {
+  const identityInstance = instanceId("identity-instance");
+
+  it("put answers every field and no secret; update changes the given fields; null removes the dead-letter location", async () => {
+    const created = await client.endpoints.put(identityInstance, "by-identity", IDENTITY_ENDPOINT_INPUT);
+    expect(created).toEqual({
+      id: `${identityInstance}/endpoints/by-identity`,
+      name: "by-identity",
+      twinsInstanceId: identityInstance,
+      ...IDENTITY_ENDPOINT_INPUT,
+      etag: expect.stringMatching(/^".+"$/),
+      created: true,
+      systemData: keySystemData(),
+    });
+    const updated = await client.endpoints.update(identityInstance, "by-identity", {
+      entityPath: "other-topic",
+      deadLetterUri: null,
+    });
+    expect(updated.authenticationType).toBe("IdentityBased");
+    expect(updated).toMatchObject({
+      entityPath: "other-topic",
+      endpointUri: IDENTITY_ENDPOINT_INPUT.endpointUri,
+    });
+    expect(updated).not.toHaveProperty("deadLetterUri");
+  });
+
+  it("refuses a change of authenticationType with a 400 naming it", async () => {
+    await client.endpoints.put(identityInstance, "fixed-kind", IDENTITY_ENDPOINT_INPUT);
+    const error = (await rejection(() =>
+      client.endpoints.put(identityInstance, "fixed-kind", ENDPOINT_INPUT),
+    )) as ServiceError;
+    expect({ status: error.status, target: error.target }).toEqual({
+      status: 400,
+      target: "authenticationType",
+    });
+    expect(JSON.stringify({ ...error, message: error.message })).not.toContain(PRIMARY_KEY);
+  });
+});
+
 describe("paging", () => {
   it("lists an instance's endpoints across pages", async () => {
     const paged = instanceId("paged-instance");
@@ -145,6 +187,8 @@ describe("paging", () => {
     expect(first.nextLink).toBeDefined();
     const all = await collect(client.endpoints.list(paged, { top: 2 }));
     expect(all.map((endpoint) => endpoint.name).sort()).toEqual(["p-one", "p-three", "p-two"]);
-    expect(all.every((endpoint) => endpoint.queuePrimaryConnectionString === MASKED_PRIMARY)).toBe(true);
+    expect(all.every((endpoint) => keyBased(endpoint).queuePrimaryConnectionString === MASKED_PRIMARY)).toBe(
+      true,
+    );
   });
 });

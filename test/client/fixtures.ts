@@ -1,5 +1,10 @@
 import { type ConnectionOptions, TwinServiceClient } from "../../client";
-import type { ClusterAssessmentInput, QueueEndpointInput } from "../../client/types";
+import type {
+  ClusterAssessmentInput,
+  IdentityBasedQueueEndpointInput,
+  KeyBasedQueueEndpointInput,
+  QueueEndpoint,
+} from "../../client/types";
 import { FUNCTION_KEY, MASTER_KEY, type TestHost } from "../support/test-host";
 
 /** Sample data shared by the client and Pulumi tests; the keys are made up. */
@@ -13,11 +18,33 @@ export function connectionString(key: string, rule = "send", topic = "twin-event
 
 export const DEAD_LETTER = `https://deadletters.blob.core.windows.net/dead-letters?sv=2022-11-02&sp=rcwl&sig=${SAS_SIGNATURE}`;
 
-export const ENDPOINT_INPUT: QueueEndpointInput = {
+export const ENDPOINT_INPUT: KeyBasedQueueEndpointInput = {
   queuePrimaryConnectionString: connectionString(PRIMARY_KEY),
   queueSecondaryConnectionString: connectionString(SECONDARY_KEY, "send2"),
   deadLetterStorageSecret: DEAD_LETTER,
 };
+
+/** A user-assigned identity's ARM id (made up): one attached to the service for endpoints in the tests that say so. */
+export const ENDPOINT_IDENTITY_ID =
+  "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/Identities-RG/providers/Microsoft.ManagedIdentity/userAssignedIdentities/orders-sender";
+
+/** An identity-based endpoint: nothing secret in it. */
+export const IDENTITY_ENDPOINT_INPUT: IdentityBasedQueueEndpointInput = {
+  authenticationType: "IdentityBased",
+  endpointUri: "sb://twins-ns.servicebus.windows.net/",
+  entityPath: "twin-events",
+  deadLetterUri: "https://deadletters.blob.core.windows.net/dead-letters",
+};
+
+/** The endpoint as a key-based one (what the tests wrote); fails the test when it is identity-based. */
+export function keyBased<T extends QueueEndpoint>(
+  endpoint: T,
+): Extract<T, { authenticationType: "KeyBased" }> {
+  if (endpoint.authenticationType === "IdentityBased") {
+    throw new Error(`expected a KeyBased endpoint, got an IdentityBased one: ${endpoint.id}`);
+  }
+  return endpoint as Extract<T, { authenticationType: "KeyBased" }>;
+}
 
 /** Every secret in the sample data: none may appear in an answer, an error or a serialized provider. */
 export const SECRETS = [PRIMARY_KEY, SECONDARY_KEY, SAS_SIGNATURE, FUNCTION_KEY, MASTER_KEY];

@@ -4,7 +4,11 @@ import { ROLE_ASSIGNMENTS_SEGMENT as CLIENT_SEGMENT } from "../../client/resourc
 import { BUILT_IN_ROLE_IDS } from "../../client/role-definitions";
 import type { clusterAssessmentSchema } from "../../src/assessments/assessment-schema";
 import { BUILT_IN_ROLES } from "../../src/auth/role-definitions";
-import type { queueEndpointSchema } from "../../src/endpoints/endpoint-schema";
+import type {
+  endpointPatchSchema,
+  endpointPutSchema,
+  queueEndpointSchema,
+} from "../../src/endpoints/endpoint-schema";
 import type { eventRoutePutSchema, eventRouteSchema } from "../../src/event-routes/event-route-schema";
 import type { healthReportSchema } from "../../src/health/health-check";
 import type { redeliverResultSchema } from "../../src/http/routes/endpoint-actions";
@@ -37,6 +41,25 @@ describe("the client's types", () => {
     ]).toEqual([true, true, true, true, true, true, true]);
   });
 
+  it("send queue endpoints of either kind the service takes, and only those", () => {
+    type Put = z.input<typeof endpointPutSchema>;
+    type Patch = z.input<typeof endpointPatchSchema>;
+    type RequiredKeys<T> = keyof { [K in keyof T as undefined extends T[K] ? never : K]: T[K] };
+    type KeyBasedPut = Extract<Put, { queuePrimaryConnectionString: unknown }>;
+    type IdentityBasedPut = Extract<Put, { authenticationType: "IdentityBased" }>;
+    expect([
+      holds<Within<client.QueueEndpointInput, Put>>(),
+      holds<Within<client.KeyBasedQueueEndpointInput, KeyBasedPut>>(),
+      holds<Within<client.IdentityBasedQueueEndpointInput, IdentityBasedPut>>(),
+      // Every field the service requires of each kind, the client requires too.
+      holds<Same<RequiredKeys<KeyBasedPut>, RequiredKeys<client.KeyBasedQueueEndpointInput>>>(),
+      holds<Same<RequiredKeys<IdentityBasedPut>, RequiredKeys<client.IdentityBasedQueueEndpointInput>>>(),
+      holds<Within<client.QueueEndpointPatch, Patch>>(),
+      holds<Same<client.EndpointIdentity, NonNullable<IdentityBasedPut["identity"]>>>(),
+      holds<Same<client.EndpointAuthenticationType, client.QueueEndpoint["authenticationType"]>>(),
+    ]).toEqual([true, true, true, true, true, true, true, true]);
+  });
+
   it("send role assignments the service takes", () => {
     expect(holds<Within<client.RoleAssignmentInput, z.input<typeof roleAssignmentPutSchema>>>()).toBe(true);
   });
@@ -57,6 +80,7 @@ describe("the client's types", () => {
       "Owner",
       "Contributor",
       "Reader",
+      "Managed Identity Operator",
       "Twin Events Sender",
       "Assessment Writer",
     ];

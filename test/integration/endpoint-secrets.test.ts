@@ -7,10 +7,12 @@ import type { CloudEvent } from "../../src/events/cloud-event";
 import { CONTAINERS } from "../../src/store/containers";
 import { expectArmError } from "../support/arm";
 import {
+  connectionOf,
   createEndpoint,
   ingest,
   poisonRecords,
   Subscriber,
+  sasUrlOf,
   cloudEvent as twinEvent,
   waitUntil,
 } from "../support/delivery-kit";
@@ -38,6 +40,7 @@ function masked(name: string) {
     id: `${INSTANCE}/endpoints/${name}`,
     name,
     twinsInstanceId: INSTANCE,
+    authenticationType: "KeyBased",
     queuePrimaryConnectionString: "***",
     queueSecondaryConnectionString: "***",
     systemData: expect.objectContaining({ createdByType: "Key", lastModifiedBy: "default" }),
@@ -158,8 +161,8 @@ describe("the per-instance quota", () => {
     expect(endpoints).toHaveLength(6);
     for (const endpoint of endpoints) {
       expect(endpoint.topic).toBe("topic");
-      expect(endpoint.secrets?.queuePrimaryConnectionString).toBe(body.queuePrimaryConnectionString);
-      expect(endpoint.secrets?.deadLetterStorageSecret).toBe(body.deadLetterStorageSecret);
+      expect(connectionOf(endpoint)).toBe(body.queuePrimaryConnectionString);
+      expect(sasUrlOf(endpoint)).toBe(body.deadLetterStorageSecret);
       expect(endpoint.id).toBe(`${INSTANCE}/endpoints/${endpoint.name}`);
     }
   });
@@ -307,7 +310,7 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
       expect(created.status).toBe(201);
       // Where loopback is allowed, delivery does reach the listener (so the count below can fail).
       const reachable = await onlyEndpoint(loopbackHost);
-      expect(reachable.secrets?.deadLetterStorageSecret).toBeDefined();
+      expect(sasUrlOf(reachable)).toBeDefined();
       const attempt = await deliverToEndpoint(loopbackHost.services.senders, reachable, [cloudEvent("e0")]);
       expect(attempt.failed).toHaveLength(1);
       expect(connections).toBeGreaterThan(0);
@@ -322,8 +325,8 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
     try {
       expect((await azureHost.request(`${INSTANCE}/endpoints/local`)).status).toBe(200);
       const endpoint = await onlyEndpoint(azureHost);
-      expect(endpoint.secrets?.queuePrimaryConnectionString).toBe(local);
-      expect(endpoint.secrets?.deadLetterStorageSecret).toBeUndefined();
+      expect(connectionOf(endpoint)).toBe(local);
+      expect(sasUrlOf(endpoint)).toBeUndefined();
       const result = await deliverToEndpoint(azureHost.services.senders, endpoint, [cloudEvent("e1")]);
       expect(result.delivered).toEqual([]);
       expect(result.failed).toHaveLength(1);

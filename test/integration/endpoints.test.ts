@@ -42,6 +42,7 @@ describe("create, read, update, delete", () => {
       id: `${INSTANCE}/endpoints/orders`,
       name: "orders",
       twinsInstanceId: INSTANCE,
+      authenticationType: "KeyBased",
       queuePrimaryConnectionString:
         "Endpoint=sb://twins-ns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=***;EntityPath=twin-events",
       queueSecondaryConnectionString:

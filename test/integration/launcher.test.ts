@@ -24,6 +24,9 @@ const PORT_VARIABLES = [
   "COSMOS_PORT",
   "SERVICEBUS_PORT",
   "ISSUER_PORT",
+  "SERVICEBUS_TLS_PORT",
+  "AZURITE_BLOB_TLS_PORT",
+  "IDENTITY_PORT",
 ];
 
 interface Launcher {

@@ -166,12 +166,13 @@ describe("role-assignment PUT bodies: documented as the server judges them", () 
     expect(keysDocument.paths[ASSIGNMENT].put.requestBody).toEqual(operation.requestBody);
   });
 
-  it("lists the five role names the server knows", () => {
+  it("lists the six role names the server knows", () => {
     const schema = entraDocument.paths[ASSIGNMENT].put.requestBody.content["application/json"].schema;
     expect(schema.properties.roleDefinitionName.enum).toEqual([
       "Owner",
       "Contributor",
       "Reader",
+      "Managed Identity Operator",
       "Twin Events Sender",
       "Assessment Writer",
     ]);

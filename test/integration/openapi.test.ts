@@ -189,9 +189,30 @@ it("is as strict as the server on request bodies and parameters", () => {
   const endpointPut = Object.entries(document.paths).find(([path]) =>
     path.endsWith("/endpoints/{endpointName}"),
   );
-  const endpoint = (endpointPut as [string, Json])[1].put.requestBody.content["application/json"].schema;
-  for (const field of ["id", "name", "twinsInstanceId"])
-    expect(endpoint.properties[field].readOnly).toBe(true);
+  const kinds = (endpointPut as [string, Json])[1].put.requestBody.content["application/json"].schema;
+  const [endpoint, identityBased] = ["KeyBased", "IdentityBased"].map((kind) =>
+    kinds.anyOf.find((member: Json) => member.properties.authenticationType.const === kind),
+  ) as [Json, Json];
+  for (const member of [endpoint, identityBased])
+    for (const field of ["id", "name", "twinsInstanceId"])
+      expect(member.properties[field].readOnly).toBe(true);
+  // The two kinds, as the server tells them apart: a KeyBased body need not name its kind; a mix is refused.
+  const keyBody = { queuePrimaryConnectionString: "x", queueSecondaryConnectionString: "y" };
+  const identityBody = {
+    authenticationType: "IdentityBased",
+    endpointUri: "sb://contoso.servicebus.windows.net/",
+    entityPath: "t",
+    deadLetterUri: "https://contoso.blob.core.windows.net/dead",
+  };
+  expect(validate(kinds, identityBody)).toBeUndefined();
+  for (const bad of [
+    { ...keyBody, endpointUri: identityBody.endpointUri },
+    { ...identityBody, queuePrimaryConnectionString: "x" },
+    { ...identityBody, deadLetterUri: `${identityBody.deadLetterUri}?sv=1&sig=x` },
+    { ...identityBody, authenticationType: "Other" },
+  ]) {
+    expect(validate(kinds, bad)).toBeDefined();
+  }
   const connection = endpoint.properties.queuePrimaryConnectionString;
   const good =
     "SharedAccessKeyName=send;Endpoint=sb://contoso.servicebus.windows.net/;SharedAccessKey=a2V5;EntityPath=t;";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ResealReport } from "../../src/endpoints/endpoint-service";
 import { keyFingerprint } from "../../src/secrets/secret-box";
 import { CONTAINERS } from "../../src/store/containers";
+import { connectionOf } from "../support/delivery-kit";
 import { ADMIN, adminEntraSettings, asPrincipal, assignRole } from "../support/entra-host";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 import { startTestIssuer, type TestIssuer } from "../support/test-issuer";
@@ -171,7 +172,7 @@ describe("a rotation by re-seal", () => {
         instanceName: "plant-0",
         endpointName: "ep-0",
       });
-      expect(opened.secrets?.queuePrimaryConnectionString).toBe(body("v0").queuePrimaryConnectionString);
+      expect(connectionOf(opened)).toBe(body("v0").queuePrimaryConnectionString);
       expect((await reseal(host, { dryRun: true })).report.remaining).toEqual({});
     } finally {
       await host.stop();
@@ -224,7 +225,7 @@ describe("an endpoint written during the re-seal", () => {
               instanceName: `plant-${index % 3}`,
               endpointName: `ep-${index}`,
             });
-            expect([path, opened.secrets?.queuePrimaryConnectionString]).toEqual([
+            expect([path, connectionOf(opened)]).toEqual([
               path,
               body(written.get(path) as string).queuePrimaryConnectionString,
             ]);

@@ -8,6 +8,7 @@ import {
   DEAD_LETTER,
   ENDPOINT_INPUT,
   instanceId,
+  keyBased,
   PRIMARY_KEY,
   rejection,
 } from "../client/fixtures";
@@ -67,8 +68,9 @@ describe("create", () => {
   it("creates the endpoint; the id is its full path; outputs keep the real secrets, not the masks", async () => {
     const created = await provider.create(inputs("created"));
     expect(created.id).toBe(`${INSTANCE}/endpoints/created`);
-    expect(created.outs).toEqual({ ...inputs("created") });
-    const stored = await client.endpoints.get(INSTANCE, "created");
+    // The state spells out the kind the program left to its default.
+    expect(created.outs).toEqual({ ...inputs("created"), authenticationType: "KeyBased" });
+    const stored = keyBased(await client.endpoints.get(INSTANCE, "created"));
     expect(stored.queuePrimaryConnectionString).toBe(
       maskConnectionString(ENDPOINT_INPUT.queuePrimaryConnectionString),
     );
@@ -134,6 +136,7 @@ describe("read", () => {
         props: {
           twinsInstanceId: INSTANCE,
           name: "import-me",
+          authenticationType: "KeyBased",
           queuePrimaryConnectionString: maskConnectionString(ENDPOINT_INPUT.queuePrimaryConnectionString),
           queueSecondaryConnectionString: maskConnectionString(ENDPOINT_INPUT.queueSecondaryConnectionString),
           deadLetterStorageSecret: "https://deadletters.blob.core.windows.net/dead-letters?***",
@@ -186,8 +189,8 @@ describe("update and delete", () => {
       deadLetterStorageSecret: undefined,
     });
     const updated = await provider.update(created.id, created.outs, news);
-    expect(updated.outs).toEqual({ ...news });
-    const stored = await client.endpoints.get(INSTANCE, "updatable");
+    expect(updated.outs).toEqual({ ...news, authenticationType: "KeyBased" });
+    const stored = keyBased(await client.endpoints.get(INSTANCE, "updatable"));
     expect(stored.deadLetterStorageSecret).toBeUndefined();
     expect(stored.queuePrimaryConnectionString).toBe(connectionString("***"));
   });

@@ -3,7 +3,9 @@ import type { MockResourceArgs } from "@pulumi/pulumi/runtime";
 import {
   connectionString,
   DEAD_LETTER,
+  ENDPOINT_IDENTITY_ID,
   ENDPOINT_INPUT,
+  IDENTITY_ENDPOINT_INPUT,
   instanceId,
   SAMPLE_PROFILE_CONTENT,
 } from "../client/fixtures";
@@ -173,6 +175,48 @@ describe("QueueEndpoint", () => {
     );
     await resolved(imported.id);
     expect(registered("imported-endpoint")?.inputs.importId).toBe(id);
+  });
+});
+
+describe("QueueEndpoint, identity-based", () => {
+  it("takes the kind and its fields as plain inputs: nothing of it is secret", async () => {
+    const { QueueEndpoint } = await pkg();
+    const identity = { type: "UserAssigned" as const, userAssignedIdentity: ENDPOINT_IDENTITY_ID };
+    const endpoint = new QueueEndpoint("by-identity", {
+      ...IDENTITY_ENDPOINT_INPUT,
+      identity,
+      twinsInstanceId: instanceId("factory"),
+    });
+    expect(await resolved(endpoint.authenticationType)).toBe("IdentityBased");
+    expect(await resolved(endpoint.endpointUri)).toBe(IDENTITY_ENDPOINT_INPUT.endpointUri);
+    expect(await resolved(endpoint.identity)).toEqual(identity);
+    for (const output of [
+      endpoint.endpointUri,
+      endpoint.entityPath,
+      endpoint.deadLetterUri,
+      endpoint.identity,
+    ] as pulumi.Output<unknown>[]) {
+      expect(await pulumi.isSecret(output)).toBe(false);
+    }
+    const inputs = registered("by-identity")?.inputs ?? {};
+    expect(inputs).toMatchObject({
+      authenticationType: "IdentityBased",
+      endpointUri: IDENTITY_ENDPOINT_INPUT.endpointUri,
+      entityPath: IDENTITY_ENDPOINT_INPUT.entityPath,
+      deadLetterUri: IDENTITY_ENDPOINT_INPUT.deadLetterUri,
+      identity,
+    });
+    expect(inputs.queuePrimaryConnectionString).toBeUndefined();
+  });
+
+  it("leaves a key-based endpoint's authenticationType out when the program does", async () => {
+    const { QueueEndpoint } = await pkg();
+    const endpoint = new QueueEndpoint("by-key", {
+      ...ENDPOINT_INPUT,
+      twinsInstanceId: instanceId("factory"),
+    });
+    await resolved(endpoint.id);
+    expect(registered("by-key")?.inputs.authenticationType).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
-import { BlobServiceClient } from "@azure/storage-blob";
+import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
 import { QueueClient } from "@azure/storage-queue";
 import { localDeadLetterSasUrl } from "../../dev/stand-ins/dead-letter-sas";
 import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
@@ -119,12 +119,21 @@ export function deadLetterEndpoint(
     id: `${instance}/endpoints/${name}`,
     name,
     topic: "t",
-    secrets: {
-      queuePrimaryConnectionString: "unused",
-      queueSecondaryConnectionString: "unused",
-      deadLetterStorageSecret: sasUrl,
-    },
-  } as DeliveryEndpoint;
+    sendTo: [{ connectionString: "unused" }, { connectionString: "unused" }],
+    deadLetter: { sasUrl },
+  };
+}
+
+/** A KeyBased delivery endpoint's connection string (0: primary, 1: secondary), as the store opened it. */
+export function connectionOf(endpoint: DeliveryEndpoint, which: 0 | 1 = 0): string | undefined {
+  const target = endpoint.sendTo?.[which];
+  return target && "connectionString" in target ? target.connectionString : undefined;
+}
+
+/** A KeyBased delivery endpoint's dead-letter SAS URL, when it has one the deployment admits. */
+export function sasUrlOf(endpoint: DeliveryEndpoint): string | undefined {
+  const target = endpoint.deadLetter;
+  return target && "sasUrl" in target ? target.sasUrl : undefined;
 }
 
 /** A SAS URL of the shared Azurite's, through a relay listening on `port` instead. */
@@ -144,9 +153,17 @@ export async function listBlobs(
   sasUrl: string,
 ): Promise<{ name: string; metadata: Record<string, string>; body: unknown }[]> {
   const containerName = new URL(sasUrl).pathname.split("/").pop() as string;
-  const container = BlobServiceClient.fromConnectionString(
-    sharedStandIns().storageConnectionString,
-  ).getContainerClient(containerName);
+  return blobsOf(
+    BlobServiceClient.fromConnectionString(sharedStandIns().storageConnectionString).getContainerClient(
+      containerName,
+    ),
+  );
+}
+
+/** The blobs of a container, with metadata and parsed bodies. */
+export async function blobsOf(
+  container: ContainerClient,
+): Promise<{ name: string; metadata: Record<string, string>; body: unknown }[]> {
   const blobs = [];
   for await (const item of container.listBlobsFlat({ includeMetadata: true })) {
     const download = await container.getBlobClient(item.name).downloadToBuffer();
@@ -216,7 +233,15 @@ export class DeliveryStack {
 
   /** `settings` change the quick delivery settings (or add others). */
   static async start(settings: Record<string, string> = {}, hostCount = 1): Promise<DeliveryStack> {
-    const serviceBus = await startServiceBusStandIn({ port: 0 });
+    return DeliveryStack.startOn(await startServiceBusStandIn({ port: 0 }), settings, hostCount);
+  }
+
+  /** The same, on a Service Bus stand-in started by the caller (closed with the stack). */
+  static async startOn(
+    serviceBus: RunningServiceBus,
+    settings: Record<string, string> = {},
+    hostCount = 1,
+  ): Promise<DeliveryStack> {
     const all = { ...QUICK_DELIVERY_SETTINGS, ...settings };
     const database = `delivery-${randomUUID().slice(0, 8)}`;
     const hosts = [await startTestHost(all, database, { queueTriggers: {} })];

@@ -1,3 +1,4 @@
+import { caBundleFile, loadOrCreateLocalTls, writeCaBundle } from "../../dev/local-tls";
 import { startStack } from "../../dev/stack";
 import { buildProject } from "./build-once";
 import { FUNCTION_KEY, MASTER_KEY, type SharedStandIns, STAND_INS_ENV } from "./stand-ins-env";
@@ -22,10 +23,22 @@ export default async function globalSetup(): Promise<void> {
       childOutput: "errors",
     },
   );
+  const tls = await loadOrCreateLocalTls();
   const shared: SharedStandIns = {
     cosmosEndpoint: stack.cosmosEndpoint,
     storageConnectionString: stack.storageConnectionString,
+    blobTlsEndpoint: stack.blobTlsEndpoint as string,
+    certFile: tls.certFile,
   };
+  // The workers Jest starts next inherit this environment: hosts running in them send to the
+  // AMQPS and HTTPS stand-ins as identity-based delivery does in Azure, over TLS they trust as a
+  // function app trusts Azure's (Node reads NODE_EXTRA_CA_CERTS at start only). A file the
+  // developer set is kept, bundled with the local certificate.
+  const inherited = process.env.NODE_EXTRA_CA_CERTS;
+  process.env.NODE_EXTRA_CA_CERTS =
+    inherited && inherited !== tls.certFile && inherited !== caBundleFile()
+      ? writeCaBundle(tls, inherited)
+      : tls.certFile;
   process.env[STAND_INS_ENV] = JSON.stringify(shared);
   (globalThis as Record<string, unknown>).__stack = stack;
 }

@@ -8,6 +8,10 @@ export const MASTER_KEY = "test-master-key";
 export interface SharedStandIns {
   cosmosEndpoint: string;
   storageConnectionString: string;
+  /** Azurite's HTTPS blob service with OAuth (`https://localhost:{port}/devstoreaccount1`). */
+  blobTlsEndpoint: string;
+  /** The local TLS certificate the workers trust (NODE_EXTRA_CA_CERTS). */
+  certFile: string;
 }
 
 export function sharedStandIns(): SharedStandIns {

@@ -117,11 +117,17 @@ describe("rolePermits", () => {
     `${ASSIGN}/read`,
     `${ASSIGN}/write`,
     `${ASSIGN}/delete`,
+    "Microsoft.ManagedIdentity/userAssignedIdentities/read",
+    "Microsoft.ManagedIdentity/userAssignedIdentities/assign/action",
+    "Microsoft.ManagedIdentity/userAssignedIdentities/write",
   ];
   const expected: Record<string, (action: string) => boolean> = {
     Owner: () => true,
     Contributor: (action) => action !== `${ASSIGN}/write` && action !== `${ASSIGN}/delete`,
     Reader: (action) => action.endsWith("/read"),
+    "Managed Identity Operator": (action) =>
+      action === "Microsoft.ManagedIdentity/userAssignedIdentities/read" ||
+      action === "Microsoft.ManagedIdentity/userAssignedIdentities/assign/action",
     "Twin Events Sender": (action) => action === "Microsoft.DigitalTwins/digitalTwinsInstances/events/action",
     "Assessment Writer": (action) =>
       action.startsWith("Microsoft.Migrate/assessmentProjects/clusterAssessments/"),

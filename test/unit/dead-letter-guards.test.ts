@@ -118,7 +118,7 @@ describe("the endpoint cache and a wanted version", () => {
         const version = state.version;
         await new Promise((resolve) => setTimeout(resolve, 5));
         return {
-          endpoints: [{ id: ENDPOINT, name: "ep", topic: "t", version, secrets: {} as never }],
+          endpoints: [{ id: ENDPOINT, name: "ep", topic: "t", version, sendTo: [] }],
           routes: [],
         };
       },

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { roleById, roleByName } from "../../src/auth/role-definitions";
 import { resourceGroupNameSchema } from "../../src/common/arm-path-schema";
-import { parseDeadLetterSecret } from "../../src/endpoints/dead-letter-secret";
+import { readEndpoint } from "../../src/endpoints/connection-string";
+import { parseDeadLetterSecret, parseDeadLetterUri } from "../../src/endpoints/dead-letter-secret";
 import { parseAuthority } from "../../src/endpoints/host-names";
 import { buildOpenApiDocument } from "../../src/http/openapi";
 import { routeDefinitions } from "../../src/triggers/routes";
@@ -118,12 +119,35 @@ describe("resourceGroupName: the document's pattern is the server's rule", () =>
   });
 });
 
-describe("dead-letter URLs: the document admits ASCII hosts only, as the server does", () => {
+/** The PUT body's member for one kind of endpoint (an anyOf: a KeyBased body may leave the kind out). */
+function endpointKind(kind: string): Json {
   const put = document.paths[ENDPOINT].put.requestBody.content["application/json"].schema;
-  const schema = put.properties.deadLetterStorageSecret;
-  const url = (host: string) =>
-    `https://${host}/dead-letters?sv=2022-11-02&sp=cw&se=2099-01-01&sig=ZXhhbXBsZQ%3D%3D`;
-  const server = (host: string) => parseDeadLetterSecret(url(host)).ok;
+  return put.anyOf.find((member: Json) => member.properties.authenticationType.const === kind);
+}
+
+describe.each([
+  {
+    field: "deadLetterStorageSecret",
+    kind: "KeyBased",
+    url: (host: string) =>
+      `https://${host}/dead-letters?sv=2022-11-02&sp=cw&se=2099-01-01&sig=ZXhhbXBsZQ%3D%3D`,
+    reads: (text: string) => parseDeadLetterSecret(text).ok,
+  },
+  {
+    field: "deadLetterUri",
+    kind: "IdentityBased",
+    url: (host: string) => `https://${host}/dead-letters`,
+    reads: (text: string) => parseDeadLetterUri(text).ok,
+  },
+  {
+    field: "endpointUri",
+    kind: "IdentityBased",
+    url: (host: string) => `sb://${host}/`,
+    reads: (text: string) => readEndpoint(text).ok,
+  },
+])("$field: the document admits ASCII hosts only, as the server does", ({ field, kind, url, reads }) => {
+  const schema = endpointKind(kind).properties[field];
+  const server = (host: string) => reads(url(host));
 
   it.each([
     "bücher.blob.core.windows.net",
@@ -170,11 +194,12 @@ describe("role-assignment bodies: the document requires a role, as the server do
     expect(body.anyOf).toEqual([{ required: ["roleDefinitionId"] }, { required: ["roleDefinitionName"] }]);
   });
 
-  it("lists the five role names", () => {
+  it("lists the six role names", () => {
     expect(body.properties.roleDefinitionName.enum).toEqual([
       "Owner",
       "Contributor",
       "Reader",
+      "Managed Identity Operator",
       "Twin Events Sender",
       "Assessment Writer",
     ]);

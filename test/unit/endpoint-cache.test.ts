@@ -76,7 +76,7 @@ describe("event routes, read with the endpoints", () => {
     const service = {
       listForDelivery: async () => {
         state.reads++;
-        const endpoint = (name: string) => ({ id: name, name, topic: "t", secrets: {} as never });
+        const endpoint = (name: string) => ({ id: name, name, topic: "t", sendTo: [] });
         return { endpoints: [endpoint("Hot"), endpoint("all")], routes: state.routes };
       },
     } as unknown as EndpointService;

@@ -404,12 +404,88 @@ describe("infra/ compiled by the Bicep CLI (.local/infra-json)", () => {
         "TWIN_EVENTS_QUEUE",
         "SERVICE_API_CLIENT_ID",
         "SERVICE_API_AUTHORITY",
+        "ENDPOINT_SYSTEM_IDENTITY_PRINCIPAL_ID",
+        "ENDPOINT_USER_ASSIGNED_IDENTITIES",
       ]);
+      expect(main.outputs.ENDPOINT_SYSTEM_IDENTITY_PRINCIPAL_ID?.value).toMatch(
+        /'Microsoft\.Resources\/deployments', 'api'\), '[\d-]+'\)\.outputs\.systemIdentityPrincipalId\.value\]$/,
+      );
+      expect(nested(main, "api").outputs.systemIdentityPrincipalId?.value).toBe(
+        "[reference(resourceId('Microsoft.Web/sites', parameters('name')), '2024-04-01', 'full').identity.principalId]",
+      );
       // Not AUTH_CLIENT_ID: azd would feed it back as the authClientId parameter.
       expect(main.outputs).not.toHaveProperty("AUTH_CLIENT_ID");
       const mapped = JSON.parse(readFileSync(path.join(INFRA, "main.parameters.json"), "utf8")).parameters;
       expect(Object.keys(mapped).filter((name) => !(name in main.parameters))).toEqual([]);
       expect(main.parameters.secretsEncryptionKey?.type).toBe("securestring");
+      expect(mapped.endpointIdentityIds).toEqual({ value: "$" + "{ENDPOINT_IDENTITY_IDS}" });
+      expect(main.parameters.endpointIdentityIds).toMatchObject({ type: "string", defaultValue: "" });
+    }),
+  );
+
+  it(
+    "gives the app a system-assigned identity and the endpoints' user-assigned ones beside its runtime identity",
+    withTemplate((main) => {
+      const site = nested(main, "api").resources.find((r) => r.type === "Microsoft.Web/sites") as Resource & {
+        identity?: { type: string; userAssignedIdentities: string };
+      };
+      expect(site.identity).toEqual({
+        type: "SystemAssigned, UserAssigned",
+        userAssignedIdentities:
+          "[union(createObject(format('{0}', parameters('identityId')), createObject()), toObject(parameters('endpointIdentityIds'), lambda('id', lambdaVariables('id')), lambda('id', createObject())))]",
+      });
+      // The runtime identity keeps the Key Vault references and the deployment package.
+      expect(site.properties).toMatchObject({
+        keyVaultReferenceIdentity: "[parameters('identityId')]",
+        functionAppConfig: {
+          deployment: {
+            storage: {
+              authentication: {
+                type: "UserAssignedIdentity",
+                userAssignedIdentityResourceId: "[parameters('identityId')]",
+              },
+            },
+          },
+        },
+      });
+      const api = deployment(main, "api").properties.parameters ?? {};
+      expect(api.identityId?.value).toMatch(
+        /'Microsoft\.Resources\/deployments', 'identity'\), '[\d-]+'\)\.outputs\.id\.value\]$/,
+      );
+      // The endpoints' list, checked: fail() when it is not all user-assigned identities, or names the
+      // runtime identity (the identity module's id, compared ignoring case).
+      // A parameter ARM computes whole: the expression stands for the {value} object itself.
+      const list = String(api.endpointIdentityIds as unknown);
+      expect(list).toMatch(
+        /^\[if\(not\(empty\(variables\('endpointIdentityIdsNotUserAssigned'\)\)\), createObject\('value', fail\(/,
+      );
+      expect(list).toContain(
+        "if(contains(map(variables('endpointIdentityIdCandidates'), lambda('id', toLower(lambdaVariables('id')))), toLower(reference(",
+      );
+      expect(list).toMatch(
+        /'identity'\), '[\d-]+'\)\.outputs\.id\.value\)\), createObject\('value', fail\(format\('(?:[^']|'')*runtime identity/,
+      );
+      expect(list).toMatch(/createObject\('value', variables\('endpointIdentityIdCandidates'\)\)\)\)\]$/);
+      expect(main.variables?.endpointIdentityIdCandidates).toBe(
+        "[union(filter(map(split(parameters('endpointIdentityIds'), ','), lambda('id', trim(lambdaVariables('id')))), lambda('id', not(empty(lambdaVariables('id'))))), createArray())]",
+      );
+    }),
+  );
+
+  it(
+    "grants the system-assigned identity and the endpoints' identities no role: every assignment is made before the app",
+    withTemplate((main) => {
+      const access = nested(main, "access");
+      const principals = new Set(access.resources.map((r) => String(r.properties.principalId)));
+      for (const principal of principals) {
+        expect(principal).not.toMatch(/systemIdentity|identity\.principalId|endpointIdentity/);
+      }
+      const accessParams = JSON.stringify(deployment(main, "access").properties.parameters);
+      expect(accessParams).not.toContain("'api')");
+      expect(accessParams).not.toContain("endpointIdentity");
+      // No other module assigns roles.
+      const assigning = inventory(main).filter((line) => /roleAssignments|sqlRoleAssignments/.test(line));
+      expect(assigning.every((line) => line.startsWith("access/"))).toBe(true);
     }),
   );
 });

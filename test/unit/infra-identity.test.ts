@@ -6,7 +6,9 @@ import { block, code } from "../support/bicep-text";
  * The app's identity and its roles, read from the Bicep as text. What this guards: every role a
  * setting needs exists before the site that reads the setting (a site created first would start
  * with its Key Vault reference unresolved and fail configuration validation); the site runs as one
- * user-assigned identity, named wherever a credential is chosen; and Application Insights takes
+ * user-assigned identity, named wherever a credential is chosen, while the system-assigned and extra
+ * user-assigned identities it carries for identity-based endpoints get no role and can never be the
+ * runtime identity; and Application Insights takes
  * Entra ID ingestion only, which the app is allowed.
  */
 // INFRA_TEST_ROOT: check another copy of the repository's infra/ (e.g. an older one) instead.
@@ -113,27 +115,97 @@ describe("infra: the roles the app's settings need exist before the app", () => 
   });
 });
 
-describe("infra: the app runs as its user-assigned identity only", () => {
+describe("infra: the app runs as its user-assigned runtime identity", () => {
   const site = code(block(apiBicep, /^resource site 'Microsoft\.Web\/sites@[\d-]+' = /m));
 
-  it("has no system-assigned identity, whose roles could only follow the app", () => {
-    expect(block(site, "identity: {")).toMatch(
-      /type: 'UserAssigned'\s+userAssignedIdentities: \{\s+'\$\{identityId\}': \{\}/,
+  it("carries the runtime identity, a system-assigned one and the endpoints' user-assigned ones", () => {
+    const identity = block(site, "identity: {");
+    expect(identity).toMatch(/type: 'SystemAssigned, UserAssigned'/);
+    expect(identity).toMatch(
+      /userAssignedIdentities: union\(\s*\{\s*'\$\{identityId\}': \{\}\s*\},\s*toObject\(endpointIdentityIds, id => id, id => \{\}\)\s*\)/,
     );
-    expect(site).not.toMatch(/SystemAssigned/);
   });
 
-  it("resolves Key Vault references and reads its deployment package with it", () => {
+  it("resolves Key Vault references and reads its deployment package with it, not the system identity", () => {
     expect(site).toMatch(/\bkeyVaultReferenceIdentity: identityId\b/);
     expect(block(site, "authentication: {")).toMatch(
       /type: 'UserAssignedIdentity'\s+userAssignedIdentityResourceId: identityId\b/,
     );
+    // Without keyVaultReferenceIdentity the platform would resolve references with the
+    // system-assigned identity, which has no role.
+    expect(site).not.toMatch(/keyVaultReferenceIdentity: '?SystemAssigned/);
   });
 
   it("names it wherever a credential is chosen: the host's storage, the code, the telemetry", () => {
     expect(platformSettings.get("AzureWebJobsStorage__credential")).toBe("'managedidentity'");
     expect(platformSettings.get("AzureWebJobsStorage__clientId")).toBe("identity.outputs.clientId");
     expect(platformSettings.get("AZURE_CLIENT_ID")).toBe("identity.outputs.clientId");
+  });
+});
+
+describe("infra: the identities of identity-based endpoints", () => {
+  const api = code(block(mainBicep, /^module api 'app\/api\.bicep' = /m));
+  const access = code(block(mainBicep, /^module access 'app\/access\.bicep' = /m));
+
+  it("attaches the user-assigned identities of endpointIdentityIds (ENDPOINT_IDENTITY_IDS), empty by default", () => {
+    expect(mainBicep).toMatch(/^param endpointIdentityIds string = ''$/m);
+    expect(apiBicep).toMatch(/^param endpointIdentityIds array = \[\]$/m);
+    expect(api).toMatch(/\bendpointIdentityIds: endpointIdentityIdList\b/);
+    const mapped = JSON.parse(read("main.parameters.json")).parameters;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: azd interpolation, matched as text
+    expect(mapped.endpointIdentityIds).toEqual({ value: "${ENDPOINT_IDENTITY_IDS}" });
+  });
+
+  it("lists exactly those in ENDPOINT_USER_ASSIGNED_IDENTITIES, comma-separated", () => {
+    expect(serviceSettings.get("ENDPOINT_USER_ASSIGNED_IDENTITIES")).toBe(
+      "join(endpointIdentityIdList, ',')",
+    );
+  });
+
+  it("fails the deployment when the list names the runtime identity, or anything but a user-assigned identity", () => {
+    const checked = code(mainBicep.slice(mainBicep.indexOf("var endpointIdentityIdList = ")));
+    const expression = checked.slice(0, checked.indexOf("\n\n"));
+    // Compared ignoring case, as ARM ids are, against the runtime identity's own id.
+    expect(expression).toMatch(
+      /contains\(map\(endpointIdentityIdCandidates, id => toLower\(id\)\), toLower\(identity\.outputs\.id\)\)\s*\?\s*fail\('.*runtime identity/,
+    );
+    expect(expression).toMatch(/!empty\(endpointIdentityIdsNotUserAssigned\)\s*\?\s*fail\(/);
+    expect(expression).toMatch(/:\s*endpointIdentityIdCandidates\s*$/);
+    expect(code(mainBicep)).toMatch(
+      /var endpointIdentityIdsNotUserAssigned = filter\(\s*endpointIdentityIdCandidates,\s*id => !contains\(toLower\(id\), '\/providers\/microsoft\.managedidentity\/userassignedidentities\/'\)/,
+    );
+    // The list reaches the app and the setting only through the checked variable.
+    const uses = code(mainBicep)
+      .replace(/'(?:[^'\\]|\\.)*'/g, "''")
+      .match(/^.*\bendpointIdentityIds\b.*$/gm);
+    expect(uses?.map((line) => line.trim())).toEqual([
+      "param endpointIdentityIds string = ''",
+      "filter(map(split(endpointIdentityIds, ''), id => trim(id)), id => !empty(id)),",
+      "endpointIdentityIds: endpointIdentityIdList",
+    ]);
+  });
+
+  it("grants the system-assigned identity and the endpoints' identities no role of this deployment", () => {
+    // Roles are granted by app/access.bicep alone, to the runtime identity, the operator and the team:
+    // nothing of the app (its system identity only exists with it) reaches that module.
+    expect(access).not.toMatch(/\bapi\.outputs\./);
+    expect(access).not.toMatch(/endpointIdentity/);
+    expect(code(accessBicep)).not.toMatch(/systemIdentity|endpointIdentity|identity\.principalId/);
+    expect(code(apiBicep)).not.toMatch(/Microsoft\.Authorization\/roleAssignments/);
+    for (const file of [
+      "core/storage/storage-account.bicep",
+      "core/security/key-vault.bicep",
+      "core/database/cosmos-sql-serverless.bicep",
+      "core/monitor/monitoring.bicep",
+    ])
+      expect(code(read(file))).not.toMatch(/roleAssignments/);
+  });
+
+  it("outputs the system-assigned identity's principal id, for endpoint owners' role assignments", () => {
+    expect(apiBicep).toMatch(/^output systemIdentityPrincipalId string = site\.identity\.principalId$/m);
+    expect(mainBicep).toMatch(
+      /^output ENDPOINT_SYSTEM_IDENTITY_PRINCIPAL_ID string = api\.outputs\.systemIdentityPrincipalId$/m,
+    );
   });
 });
 

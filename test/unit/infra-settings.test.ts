@@ -75,6 +75,19 @@ const PLATFORM_ONLY_SETTINGS: Record<string, string> = {
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: "how the host authenticates its telemetry (Entra ID)",
 };
 
+/**
+ * Settings main.bicep derives from a parameter (checked and reshaped) rather than passing the
+ * parameter as it is: the value it writes, and the parameter whose default must be the code's.
+ */
+const DERIVED_SETTINGS: Record<string, { value: string; param: string }> = {
+  // The comma-separated ids of ENDPOINT_IDENTITY_IDS, trimmed, and checked never to name the runtime
+  // identity (test/unit/infra-identity.test.ts).
+  ENDPOINT_USER_ASSIGNED_IDENTITIES: {
+    value: "join(endpointIdentityIdList, ',')",
+    param: "endpointIdentityIds",
+  },
+};
+
 const configKeys = Object.keys(configSchema.shape).sort();
 const localOnly = new Set<string>(LOCAL_ONLY_SETTINGS);
 const hostStorage = new Set<string>(HOST_STORAGE_SETTINGS);
@@ -134,8 +147,12 @@ describe("infra/main.bicep app settings", () => {
       if (expected === undefined) continue;
       // A setting with a default in the code is a parameter of main.bicep, `name` or `string(name)`,
       // or a value Azure never tunes, written as a literal (AUTH_MODE: 'entra').
+      const derived = DERIVED_SETTINGS[setting];
+      if (derived !== undefined && derived.value !== value) {
+        mismatches.push(`${setting}: infra/main.bicep writes ${value}, not ${derived.value}`);
+      }
       const param = /^(?:string\((\w+)\)|(\w+))$/.exec(value);
-      const paramName = param?.[1] ?? param?.[2];
+      const paramName = derived?.param ?? param?.[1] ?? param?.[2];
       const literal = /^'([^'$]*)'$/.exec(value)?.[1];
       const actual = paramName === undefined ? literal : defaults.get(paramName);
       if (actual !== expected) {

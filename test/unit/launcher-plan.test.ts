@@ -35,6 +35,9 @@ describe("planStack", () => {
       { variable: "COSMOS_PORT", port: 8081 },
       { variable: "SERVICEBUS_PORT", port: 5672 },
       { variable: "ISSUER_PORT", port: 7072 },
+      { variable: "SERVICEBUS_TLS_PORT", port: 5671 },
+      { variable: "AZURITE_BLOB_TLS_PORT", port: 10443 },
+      { variable: "IDENTITY_PORT", port: 7073 },
     ]);
     expect(plan.serviceBus.connectionString).toContain("Endpoint=sb://127.0.0.1:5672/;");
 
@@ -65,8 +68,11 @@ describe("planStack", () => {
       COSMOS_PORT: "4",
       SERVICEBUS_PORT: "5",
       ISSUER_PORT: "6",
+      SERVICEBUS_TLS_PORT: "7",
+      AZURITE_BLOB_TLS_PORT: "8",
+      IDENTITY_PORT: "9",
     });
-    expect(plan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(plan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 
     expect(plan.settings.COSMOS_ENDPOINT).toBe("https://127.0.0.1:4/");
   });

@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import type { ServiceBusMessage, ServiceBusMessageBatch } from "@azure/service-bus";
+import { ServiceBusError, type ServiceBusMessage, type ServiceBusMessageBatch } from "@azure/service-bus";
 import fc from "fast-check";
 import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import type { DeadLetterPlace, DeadLetterReason } from "../../src/delivery/dead-letter-writer";
@@ -14,8 +14,8 @@ import {
   type DeliverySettings,
   TwinEventDelivery,
 } from "../../src/delivery/twin-event-delivery";
+import type { DeliveryEndpoint, ServiceBusTarget } from "../../src/endpoints/delivery-endpoint";
 import { type InstancePath, instanceKey } from "../../src/endpoints/endpoint-path";
-import type { DeliveryEndpoint } from "../../src/endpoints/endpoint-service";
 import type { CloudEvent } from "../../src/events/cloud-event";
 import { gzipEvents, MAX_EXPANDED_EVENTS_BYTES } from "../../src/events/compressed-events";
 import { eventTraceId } from "../../src/events/trace-context";
@@ -48,13 +48,15 @@ function endpoint(name: string, options: { deadLetter?: boolean } = {}): Deliver
     id: `${INSTANCE}/endpoints/${name}`,
     name,
     topic: `${name}-topic`,
-    secrets: {
-      queuePrimaryConnectionString: connection(name, "primary"),
-      queueSecondaryConnectionString: connection(name, "secondary"),
-      ...(options.deadLetter !== false && {
-        deadLetterStorageSecret: `https://acct.blob.core.windows.net/dead-${name}?sv=2022-11-02&sig=${SIGNATURE}`,
-      }),
-    },
+    sendTo: [
+      { connectionString: connection(name, "primary") },
+      { connectionString: connection(name, "secondary") },
+    ],
+    ...(options.deadLetter !== false && {
+      deadLetter: {
+        sasUrl: `https://acct.blob.core.windows.net/dead-${name}?sv=2022-11-02&sig=${SIGNATURE}`,
+      },
+    }),
   };
 }
 
@@ -63,8 +65,11 @@ function unreadable(name: string): DeliveryEndpoint {
     id: `${INSTANCE}/endpoints/${name}`,
     name,
     topic: `${name}-topic`,
-    secretsUnreadable:
-      "Stored secrets were sealed with encryption key 0123456789abcdef, which this deployment does not have (current key fedcba9876543210). Configure that key in SECRETS_ENCRYPTION_KEY or SECRETS_ENCRYPTION_PREVIOUS_KEYS.",
+    unusable: {
+      code: "SecretsUnreadable",
+      reason:
+        "the endpoint's secrets cannot be opened: Stored secrets were sealed with encryption key 0123456789abcdef, which this deployment does not have (current key fedcba9876543210). Configure that key in SECRETS_ENCRYPTION_KEY or SECRETS_ENCRYPTION_PREVIOUS_KEYS.",
+    },
   };
 }
 
@@ -97,13 +102,16 @@ class FakeSenders implements SenderSource {
   readonly failing = new Set<string>();
   /** Connection strings whose links cannot even open (no batch can be made on them). */
   readonly unopenable = new Set<string>();
+  /** What a send to a connection string (or an identity's namespace) throws, as the broker refuses it. */
+  readonly refusals = new Map<string, Error>();
   /** Messages a batch takes (as if by size); messages encoded into batches, in all. */
   batchCapacity = Number.POSITIVE_INFINITY;
   encoded = 0;
   /** Ids the client refuses to add to a batch (it throws, as the SDK does for an id over 128 characters). */
   readonly refusedIds = new Set<string>();
 
-  sender(connectionString: string, topic: string): TopicSender {
+  sender(target: ServiceBusTarget, topic: string): TopicSender {
+    const connectionString = "connectionString" in target ? target.connectionString : target.namespace;
     return {
       createMessageBatch: async () => {
         if (this.unopenable.has(connectionString)) throw new Error("the link did not open");
@@ -127,6 +135,8 @@ class FakeSenders implements SenderSource {
         } as unknown as ServiceBusMessageBatch;
       },
       sendMessages: async (batch) => {
+        const refusal = this.refusals.get(connectionString);
+        if (refusal) throw refusal;
         if (this.failing.has(connectionString) || this.unopenable.has(connectionString)) {
           // An SDK error may quote what it was given: delivery must not pass the key on.
           throw Object.assign(new Error(`connection refused for ${connectionString}`), {
@@ -584,6 +594,70 @@ describe("an event delivery cannot carry", () => {
         ids: ["huge"],
       },
     ]);
+  });
+});
+
+describe("an IdentityBased endpoint", () => {
+  const NAMESPACE = "contoso.servicebus.windows.net";
+  const TEAM =
+    "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/team/providers/Microsoft.ManagedIdentity/userAssignedIdentities/sender";
+  const identityEndpoint = (name: string): DeliveryEndpoint => {
+    const identity = { type: "UserAssigned" as const, userAssignedIdentity: TEAM };
+    return {
+      id: `${INSTANCE}/endpoints/${name}`,
+      name,
+      topic: `${name}-topic`,
+      sendTo: [{ namespace: NAMESPACE, identity }],
+      deadLetter: { url: `https://acct.blob.core.windows.net/dead-${name}`, identity },
+    };
+  };
+  const refused = () =>
+    new ServiceBusError(
+      "Unauthorized access. 'Send' claim(s) are required to perform this operation.",
+      "UnauthorizedAccess",
+    );
+
+  it("is delivered to beside KeyBased endpoints, through its namespace", async () => {
+    const kit = setUp([identityEndpoint("i"), endpoint("k")]);
+    expect(await kit.handle(message(["e1"]))).toEqual(counted({ delivered: 2 }));
+    expect(kit.senders.sent.map(({ connectionString, topic }) => [connectionString, topic]).sort()).toEqual([
+      [connection("k", "primary"), "k-topic"],
+      [NAMESPACE, "i-topic"],
+    ]);
+  });
+
+  it("has no failover: a refusal is retried, then dead-lettered, naming the identity and the role it lacks", async () => {
+    const kit = setUp([identityEndpoint("i"), endpoint("k")]);
+    kit.senders.refusals.set(NAMESPACE, refused());
+    expect(await kit.handle(message(["e1"], { receivedAt: RECEIVED_AT }))).toEqual(
+      counted({ delivered: 1, retried: 1 }),
+    );
+    const role = `the user-assigned identity ${TEAM} may not send to topic 'i-topic' of ${NAMESPACE}: grant it the Azure Service Bus Data Sender role on the topic`;
+    expect(kit.deliveryQueues.retries[0]?.message.retry?.lastError).toContain(role);
+    await kit.handle(
+      message(["e1"], {
+        receivedAt: RECEIVED_AT,
+        retry: { endpointName: "i", attempt: SETTINGS.maxAttempts - 1, lastError: "x" },
+      }),
+    );
+    expect(kit.deadLetterWriter.written.map(({ endpoint, why }) => [endpoint, why.lastError])).toEqual([
+      ["i", expect.stringContaining(role)],
+    ]);
+    expect(kit.logger.text()).toContain(role);
+  });
+
+  it("that delivery may no longer use is poisoned when its attempts run out, saying why", async () => {
+    const unusable: DeliveryEndpoint = {
+      id: `${INSTANCE}/endpoints/gone`,
+      name: "gone",
+      topic: "gone-topic",
+      unusable: { code: "SettingsNotAdmitted", reason: "the endpoint's settings are no longer admitted: …" },
+    };
+    const kit = setUp([unusable]);
+    await kit.handle(
+      message(["e1"], { retry: { endpointName: "gone", attempt: SETTINGS.maxAttempts - 1, lastError: "x" } }),
+    );
+    expect(kit.deliveryQueues.poisoned.map(({ record }) => record.reason)).toEqual(["SettingsNotAdmitted"]);
   });
 });
 

@@ -221,6 +221,15 @@ const nearBody = fc.dictionary(
   fc.oneof(fc.jsonValue(), fc.constantFrom("", "1.0", "x".repeat(300), -1, 1.5, [], {})),
 );
 
+/**
+ * The text without a field name where the message names it (quoted, or in the list of invalid
+ * fields), never inside a word: a field named `un` must not turn "unexpected" into "expected".
+ */
+function withoutName(text: string, name: string): string {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(new RegExp(`(?<=^|['\\s,:])${escaped}(?=$|['.,\\s(])`, "gu"), "");
+}
+
 describe("no zod wording reaches a 400 (property)", () => {
   it.each(SCHEMAS)("%s: every detail names its field and says its rule in plain words", (_name, schema) => {
     fc.assert(
@@ -237,11 +246,12 @@ describe("no zod wording reaches a 400 (property)", () => {
           .filter((name) => name !== "")
           .sort((a, b) => b.length - a.length);
         for (const text of [error.message, ...error.details.map((detail) => detail.message)]) {
-          expect(names.reduce((rest, name) => rest.split(name).join(""), text)).not.toMatch(ZOD_WORDING);
+          expect(names.reduce(withoutName, text)).not.toMatch(ZOD_WORDING);
           expect(text).toMatch(/^(?:The (?:field|property) '.*'|The request body|The request has) /s);
         }
       }),
-      { numRuns: 300 },
+      // A counterexample once found: a field named inside a word of another's message.
+      { numRuns: 300, examples: [[{ un: "", authenticationProfileContent: "" }]] },
     );
   });
 });

@@ -1,4 +1,5 @@
 import * as net from "node:net";
+import * as tls from "node:tls";
 import type { Connection, ConnectionOptions, Container, ServerConnectionOptions } from "rhea";
 import { abortConnection } from "./rhea-internals";
 
@@ -11,19 +12,28 @@ export interface AmqpListener {
   close(): Promise<void>;
 }
 
+/** A certificate and key (PEM) to serve AMQPS with. */
+export interface TlsIdentity {
+  cert: string;
+  key: string;
+}
+
 /**
- * Accepts AMQP connections for `container` on plain TCP: with `UseDevelopmentEmulator=true` the
- * SDK connects without TLS to the connection string's port. Tracks every socket so `close()`
- * leaves nothing open behind it.
+ * Accepts AMQP connections for `container` on plain TCP (with `UseDevelopmentEmulator=true` the
+ * SDK connects without TLS to the connection string's port) or, given a certificate, on TLS
+ * (AMQPS: what the SDK uses for every other endpoint, e.g. a namespace and a token credential).
+ * Both kinds of listener can serve one container, so they share its broker state. Tracks every
+ * socket so `close()` leaves nothing open behind it.
  */
 export function listenForAmqp(
   container: Container,
   options: ServerConnectionOptions,
   port: number,
   host: string,
+  tlsIdentity?: TlsIdentity,
 ): Promise<AmqpListener> {
   const open = new Map<net.Socket, Connection>();
-  const server = net.createServer((socket) => {
+  const serve = (socket: net.Socket) => {
     // AMQP is chatty (flow, transfer, disposition): without this, Nagle's algorithm and delayed
     // ACKs hold small frames back ~40 ms each, and a credit-1 receiver crawls at ~25 messages/s.
     socket.setNoDelay(true);
@@ -34,7 +44,10 @@ export function listenForAmqp(
     connection.accept(socket);
     open.set(socket, connection);
     socket.once("close", () => open.delete(socket));
-  });
+  };
+  const server = tlsIdentity
+    ? tls.createServer({ cert: tlsIdentity.cert, key: tlsIdentity.key }).on("secureConnection", serve)
+    : net.createServer(serve);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

@@ -1,4 +1,8 @@
 import type { Sender, Session } from "rhea";
+import { type EntityPath, formatEntityPath } from "./entity-address";
+
+/** Who a `$cbs` token for an entity was granted to: a SAS key (all rights) or an Entra ID principal. */
+export type Grant = { kind: "sas" } | { kind: "principal"; principalId: string };
 
 /**
  * What the stand-in keeps per client connection: the links that carry `$cbs` and `$management`
@@ -9,6 +13,17 @@ import type { Sender, Session } from "rhea";
 export class ConnectionScope {
   private readonly replyLinks = new Map<string, Sender>();
   private readonly cleanUps = new Map<Session, Set<() => void>>();
+  private readonly grants = new Map<string, Grant>();
+
+  /** Records the latest token put for an entity on this connection (each put replaces the last). */
+  grant(entity: EntityPath, grant: Grant): void {
+    this.grants.set(entityKey(entity), grant);
+  }
+
+  /** The latest grant for an entity, if a token was put for it. */
+  grantFor(entity: EntityPath): Grant | undefined {
+    return this.grants.get(entityKey(entity));
+  }
 
   /** Registers a link that receives replies, under every address a request may name it by. */
   addReplyLink(sender: Sender, addresses: Array<string | undefined>): void {
@@ -43,5 +58,11 @@ export class ConnectionScope {
   connectionGone(): void {
     for (const session of [...this.cleanUps.keys()]) this.sessionGone(session);
     this.replyLinks.clear();
+    this.grants.clear();
   }
+}
+
+/** Entity names are case-insensitive. */
+function entityKey(entity: EntityPath): string {
+  return formatEntityPath(entity).toLowerCase();
 }

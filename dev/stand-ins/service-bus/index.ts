@@ -9,7 +9,10 @@
  * The official Service Bus emulator or a real namespace replaces it by changing that connection
  * string and nothing else.
  *
- * What it does: SASL ANONYMOUS/PLAIN; `$cbs` put-token (every token is granted); topics and
+ * What it does: SASL ANONYMOUS/PLAIN; plain AMQP and, given a certificate, AMQPS on a second
+ * port; `$cbs` put-token (every SAS token is granted; Entra ID tokens are verified against the
+ * managed-identity stand-in's key set, and only principals holding the sender role may attach a
+ * sender to a topic); topics and
  * subscriptions created on first use (`<topic>/Subscriptions/<name>`, case-insensitive); single,
  * array and batch sends; peek-lock receive with link credit and drain, and receiveAndDelete
  * (deliveries pre-settled, each message removed as it is sent); complete, abandon,
@@ -21,8 +24,9 @@
  * filters, transactions, persistence (everything is in memory). It never logs message bodies or keys.
  */
 import { create_container, type SenderOptions } from "rhea";
-import { listenForAmqp } from "./amqp-listener";
+import { type AmqpListener, listenForAmqp, type TlsIdentity } from "./amqp-listener";
 import { routeLinks } from "./link-router";
+import { type TokenSettings, tokenChecker } from "./token-check";
 import { TopicRegistry, type TopicStats } from "./topic-registry";
 
 export type { SubscriptionStats, TopicStats } from "./topic-registry";
@@ -44,10 +48,19 @@ export interface ServiceBusStandInOptions {
   maxMessageSizeBytes?: number;
   /** Where protocol problems are reported (one line each, never a message body); default silent. */
   log?: (line: string) => void;
+  /**
+   * A second listener with TLS (AMQPS) on this port (0: a free one), sharing the broker: what a
+   * client with a token credential and a namespace host (`localhost:{port}`) connects to.
+   */
+  tls?: TlsIdentity & { port: number };
+  /** Take Entra ID tokens (JWTs) on `$cbs`, checked against this key set, and these senders' roles. */
+  tokens?: TokenSettings;
 }
 
 export interface RunningServiceBus {
   port: number;
+  /** The AMQPS listener's port, when it runs. */
+  tlsPort: number | undefined;
   /** A connection string for the SDK, with `EntityPath` when given. */
   connectionString(entityPath?: string): string;
   /** How many messages a topic accepted, and what each subscription holds. */
@@ -68,23 +81,38 @@ export async function startServiceBusStandIn(options: ServiceBusStandInOptions):
   const container = create_container({ id: "service-bus-stand-in" });
   container.sasl_server_mechanisms.enable_anonymous();
   container.sasl_server_mechanisms.enable_plain(() => true);
-  routeLinks(container, registry, { maxMessageSize, log: options.log ?? (() => {}) });
+  routeLinks(container, registry, {
+    maxMessageSize,
+    log: options.log ?? (() => {}),
+    ...(options.tokens && { checkToken: tokenChecker(options.tokens) }),
+    senders: new Set((options.tokens?.senders ?? []).map((id) => id.trim().toLowerCase())),
+  });
 
   // rhea folds `modified` into `released` unless told not to; abandon and defer differ only there.
   const senderOptions = { treat_modified_as_released: false } as SenderOptions;
-  const listener = await listenForAmqp(
-    container,
-    {
-      // Every link the client sends on learns the size limit from the attach (createMessageBatch needs it).
-      receiver_options: { max_message_size: maxMessageSize, autoaccept: false },
-      sender_options: senderOptions,
-    },
-    options.port,
-    host,
-  );
+  const connectionOptions = {
+    // Every link the client sends on learns the size limit from the attach (createMessageBatch needs it).
+    receiver_options: { max_message_size: maxMessageSize, autoaccept: false },
+    sender_options: senderOptions,
+  };
+  const listener = await listenForAmqp(container, connectionOptions, options.port, host);
+  let tlsListener: AmqpListener | undefined;
+  if (options.tls) {
+    tlsListener = await listenForAmqp(
+      container,
+      connectionOptions,
+      options.tls.port,
+      host,
+      options.tls,
+    ).catch(async (error: unknown) => {
+      await listener.close();
+      throw error;
+    });
+  }
   const clientHost = host === "0.0.0.0" ? "127.0.0.1" : host;
   return {
     port: listener.port,
+    tlsPort: tlsListener?.port,
     connectionString: (entityPath) =>
       [
         `Endpoint=sb://${clientHost}:${listener.port}/`,
@@ -98,7 +126,7 @@ export async function startServiceBusStandIn(options: ServiceBusStandInOptions):
       registry.topic(topic).subscription(subscription);
     },
     close: async () => {
-      await listener.close();
+      await Promise.all([listener.close(), tlsListener?.close()]);
       registry.dispose();
     },
   };

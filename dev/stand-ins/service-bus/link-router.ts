@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AmqpError, Connection, Container, EventContext, link, Receiver, Sender } from "rhea";
-import { serveCbs } from "./cbs";
+import { type CheckToken, serveCbs } from "./cbs";
 import { ConnectionScope } from "./connection-scope";
 import { type EntityPath, formatEntityPath, parseLinkAddress } from "./entity-address";
 import { serveManagement } from "./management";
@@ -12,6 +12,10 @@ import type { TopicRegistry } from "./topic-registry";
 export interface RouterSettings {
   maxMessageSize: number;
   log: (line: string) => void;
+  /** How `$cbs` checks JWTs; absent: only SAS tokens are taken. */
+  checkToken?: CheckToken;
+  /** Principal ids that may send (Azure Service Bus Data Sender on the namespace). */
+  senders: ReadonlySet<string>;
 }
 
 const SESSION_FILTER = "com.microsoft:session-filter";
@@ -53,8 +57,18 @@ export function routeLinks(container: Container, registry: TopicRegistry, settin
         `Cannot send to ${formatEntityPath(target)}; send to its topic.`,
       );
     }
+    const grant = target.kind === "topic" ? scope.grantFor(target) : undefined;
+    if (target.kind === "topic" && grant?.kind === "principal" && !settings.senders.has(grant.principalId)) {
+      // As Service Bus refuses a principal without the Send right: the SDK surfaces this at once
+      // as a ServiceBusError with code UnauthorizedAccess, without retrying.
+      return refuse(
+        receiver,
+        "amqp:unauthorized-access",
+        `Unauthorized access. 'Send' claim(s) are required to perform this operation. Resource: '${namespaceOf(context.connection)}${target.topic}'.`,
+      );
+    }
     echoTermini(receiver);
-    if (target.kind === "cbs") return serveCbs(receiver, scope);
+    if (target.kind === "cbs") return serveCbs(receiver, scope, settings.checkToken);
     if (target.kind === "management") return serveManagement(receiver, scope, queueOf(target.entity));
     serveTopicSender(receiver, registry.topic(target.topic), settings.maxMessageSize);
   });
@@ -112,6 +126,12 @@ export function routeLinks(container: Container, registry: TopicRegistry, settin
     settings.log(`AMQP error: ${[error.condition, error.message].filter(Boolean).join(": ")}`),
   );
   container.on("protocol_error", (error: Error) => settings.log(`AMQP protocol error: ${error.message}`));
+}
+
+/** The namespace as the client named it in its open frame (`sb://host/`), for messages. */
+function namespaceOf(connection: Connection): string {
+  const remote = (connection as unknown as { remote?: { open?: { hostname?: string } } }).remote;
+  return `sb://${remote?.open?.hostname ?? "localhost"}/`;
 }
 
 /** Accepts the link as asked: the attach reply names the same source and target addresses. */

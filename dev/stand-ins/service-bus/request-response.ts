@@ -14,7 +14,7 @@ export interface Reply {
 export function serveRequests(
   requests: Receiver,
   scope: ConnectionScope,
-  answer: (request: Message) => Reply,
+  answer: (request: Message) => Reply | Promise<Reply>,
 ): void {
   requests.on("message", (context) => {
     const { message: request, delivery } = context;
@@ -27,13 +27,20 @@ export function serveRequests(
       });
       return;
     }
+    const send = (reply: Reply) => {
+      // The client may have gone while a token was being checked.
+      if (!replyLink.is_open() || !requests.is_open()) return;
+      replyLink.send({
+        correlation_id: request.message_id,
+        to: request.reply_to,
+        application_properties: reply.application_properties,
+        body: reply.body,
+      });
+      delivery.accept();
+    };
     const reply = answer(request);
-    replyLink.send({
-      correlation_id: request.message_id,
-      to: request.reply_to,
-      application_properties: reply.application_properties,
-      body: reply.body,
-    });
-    delivery.accept();
+    // A token check fetches keys: its reply comes later; the SDK matches replies by correlation_id.
+    if (reply instanceof Promise) void reply.then(send, () => delivery.release());
+    else send(reply);
   });
 }
