@@ -198,7 +198,7 @@ function operations(connection: string) {
     ],
     // Nothing to seal or open: the same round trips as a KeyBased endpoint's, less the crypto.
     [
-      "PUT an IdentityBased endpoint (replace)",
+      "PUT an identity endpoint (replace)",
       READ_THEN_WRITE,
       ...twice(
         endpointStep("put", "by-identity", {

@@ -4,21 +4,28 @@ import { nameKey, sameName } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import type { Preconditions } from "../common/preconditions";
 import type { ResourceService } from "../common/resource-service";
-import {
-  type Actor,
-  checkEchoedSystemData,
-  legacySystemData,
-  type SystemData,
-  stampSystemData,
-} from "../common/system-data";
+import { type Actor, checkEchoedSystemData, type SystemData, stampSystemData } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
-import { type SealedBox, type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
+import { type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import { type OnlyIds, onlyIds } from "../store/only-ids";
 import { QuotaLedger, type QuotaScope } from "../store/quota-ledger";
 import type { DeliveryEndpoint } from "./delivery-endpoint";
 import { deadLetterSecretProblems } from "./endpoint-allow-list";
+import {
+  currentSystemData,
+  type DocumentBase,
+  type EndpointDocument,
+  identityDocument,
+  identityResource,
+  identitySettingsOf,
+  isKeyed,
+  type KeyedDocument,
+  kindOf,
+  mergeIdentitySettings,
+  writtenDocument,
+} from "./endpoint-document";
 import { checkPatchKind, refuseKindChange } from "./endpoint-kinds";
 import {
   type EndpointPath,
@@ -32,7 +39,6 @@ import {
   type EndpointPut,
   type EndpointSecrets,
   endpointSecretsSchema,
-  type IdentityBasedEndpoint,
   type QueueEndpoint,
 } from "./endpoint-schema";
 import {
@@ -60,32 +66,8 @@ import {
   routeLedger,
 } from "./instance-partition";
 
-/**
- * The stored form. Partitioned by the instance (lower-cased id), so one instance's endpoints are
- * one partition: the delivery lookup is a single-partition query. No plaintext secret is stored.
- */
-export interface EndpointDocument {
-  id: string;
-  instanceKey: string;
-  name: string;
-  twinsInstanceId: string;
-  /** The topic (EntityPath, or entityPath): not a secret, kept in clear for operators. */
-  topic: string;
-  /** A KeyBased endpoint's secrets, sealed; an IdentityBased one has none. */
-  secrets?: SealedBox;
-  /** An IdentityBased endpoint's settings, none of them secret (absent: KeyBased, as every endpoint before them). */
-  identityBased?: Omit<IdentitySettings, "entityPath">;
-  createdAt: string;
-  updatedAt: string;
-  /** Absent on endpoints written before systemData was recorded. */
-  systemData?: SystemData;
-}
-
-function currentSystemData(document: EndpointDocument): SystemData {
-  return document.systemData ?? legacySystemData(document);
-}
-
 export type { DeliveryEndpoint } from "./delivery-endpoint";
+export type { EndpointDocument } from "./endpoint-document";
 
 /** An event route as delivery reads it, beside its instance's endpoints. */
 export interface DeliveryRoute {
@@ -598,97 +580,6 @@ const ALL_ENDPOINTS = { query: `SELECT * FROM c WHERE ${ENDPOINTS_ONLY}`, parame
 
 /** What delivery reads of an event route's document (src/event-routes/event-route-service.ts writes them). */
 type RouteFields = DeliveryRoute & { id: string };
-
-/** A KeyBased endpoint's document: one with a sealed box (what the re-seal goes through). */
-type KeyedDocument = Stored<EndpointDocument> & { secrets: SealedBox };
-
-function isKeyed(document: Stored<EndpointDocument>): document is KeyedDocument {
-  return typeof document.secrets?.keyId === "string";
-}
-
-function kindOf(document: EndpointDocument): QueueEndpoint["authenticationType"] {
-  return document.identityBased ? "IdentityBased" : "KeyBased";
-}
-
-function identitySettingsOf(
-  body: Extract<EndpointPut, { authenticationType: "IdentityBased" }>,
-): IdentitySettings {
-  return {
-    endpointUri: body.endpointUri,
-    entityPath: body.entityPath,
-    ...(body.deadLetterUri !== undefined && { deadLetterUri: body.deadLetterUri }),
-    ...(body.identity !== undefined && { identity: body.identity }),
-  };
-}
-
-/** A PATCH over a stored IdentityBased endpoint: what it leaves out is kept; `deadLetterUri: null` removes it. */
-function mergeIdentitySettings(existing: EndpointDocument, body: EndpointPatch): IdentitySettings {
-  const stored = existing.identityBased as NonNullable<EndpointDocument["identityBased"]>;
-  const deadLetterUri = body.deadLetterUri === undefined ? stored.deadLetterUri : body.deadLetterUri;
-  const identity = body.identity ?? stored.identity;
-  return {
-    endpointUri: body.endpointUri ?? stored.endpointUri,
-    entityPath: body.entityPath ?? existing.topic,
-    ...(deadLetterUri !== null && deadLetterUri !== undefined && { deadLetterUri }),
-    ...(identity !== undefined && { identity }),
-  };
-}
-
-/** What a write keeps of the document it replaces (or makes for a new one). */
-type DocumentBase = Pick<EndpointDocument, "id" | "instanceKey" | "name" | "twinsInstanceId" | "createdAt">;
-
-/** A document as written, of either kind: the kind's own fields beside those every endpoint has. */
-function writtenDocument(
-  base: DocumentBase,
-  topic: string,
-  now: string,
-  systemData: SystemData,
-  kind: Pick<EndpointDocument, "secrets"> | Pick<EndpointDocument, "identityBased">,
-): EndpointDocument {
-  return {
-    id: base.id,
-    instanceKey: base.instanceKey,
-    name: base.name,
-    twinsInstanceId: base.twinsInstanceId,
-    topic,
-    ...kind,
-    createdAt: base.createdAt,
-    updatedAt: now,
-    systemData,
-  };
-}
-
-/** An IdentityBased endpoint's document: its settings in clear, nothing sealed. */
-function identityDocument(
-  base: DocumentBase,
-  settings: IdentitySettings,
-  now: string,
-  systemData: SystemData,
-): EndpointDocument {
-  return writtenDocument(base, settings.entityPath, now, systemData, {
-    identityBased: {
-      endpointUri: settings.endpointUri,
-      ...(settings.deadLetterUri !== undefined && { deadLetterUri: settings.deadLetterUri }),
-      ...(settings.identity !== undefined && { identity: settings.identity }),
-    },
-  });
-}
-
-function identityResource(
-  document: EndpointDocument,
-  common: Pick<IdentityBasedEndpoint, "id" | "name" | "twinsInstanceId">,
-): IdentityBasedEndpoint {
-  const stored = document.identityBased as NonNullable<EndpointDocument["identityBased"]>;
-  return {
-    ...common,
-    authenticationType: "IdentityBased",
-    endpointUri: stored.endpointUri,
-    entityPath: document.topic,
-    ...(stored.deadLetterUri !== undefined && { deadLetterUri: stored.deadLetterUri }),
-    ...(stored.identity !== undefined && { identity: stored.identity }),
-    systemData: currentSystemData(document),
-  };
-}
 
 function notFound(path: EndpointPath): ResourceNotFound {
   return new ResourceNotFound(

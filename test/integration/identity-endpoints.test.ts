@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { deliverToEndpoint } from "../../src/delivery/endpoint-delivery";
+import type { DeliveryEndpoint } from "../../src/endpoints/delivery-endpoint";
 import { CONTAINERS } from "../../src/store/containers";
 import { expectArmError } from "../support/arm";
 import { startTestHost, type TestHost } from "../support/test-host";
@@ -235,5 +238,56 @@ describe("an IdentityBased endpoint", () => {
     });
     const error = await expectArmError(response, 409, "DeadLettersUnavailable");
     expect(error.message).toContain("deadLetterUri");
+  });
+});
+
+describe("an IdentityBased endpoint stored under wider settings", () => {
+  // Written where loopback and an identity were admitted, then read by a host whose settings no
+  // longer admit them: delivery neither connects nor gets a token, and says why.
+  const path = {
+    subscriptionId: "00000000-0000-0000-0000-000000000008",
+    resourceGroupName: "Identity-RG",
+    instanceName: "plant",
+  };
+
+  it("is never sent to, and names the settings that refuse it", async () => {
+    const database = `test-${randomUUID().slice(0, 8)}`;
+    const wide = await startTestHost({ ENDPOINT_USER_ASSIGNED_IDENTITIES: TEAM_IDENTITY }, database);
+    const identity = { type: "UserAssigned", userAssignedIdentity: TEAM_IDENTITY };
+    for (const [name, body] of [
+      ["local", { ...IDENTITY_BODY, endpointUri: "sb://localhost:1/" }],
+      ["team", { ...IDENTITY_BODY, identity }],
+    ] as const) {
+      const response = await wide.request(endpoint(name), { method: "PUT", body: JSON.stringify(body) });
+      expect(response.status).toBe(201);
+    }
+    await wide.stop();
+    const narrow = await startTestHost({ ALLOW_LOOPBACK_ENDPOINTS: "false" }, database, {
+      createContainers: false,
+    });
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      const { endpoints } = await narrow.services.endpoints.listForDelivery(path);
+      const unusable = Object.fromEntries(
+        endpoints.map((each) => [each.name, each.sendTo === undefined ? each.unusable : undefined]),
+      );
+      expect(unusable.local).toMatchObject({
+        code: "SettingsNotAdmitted",
+        reason: expect.stringContaining("ALLOW_LOOPBACK_ENDPOINTS"),
+      });
+      expect(unusable.team).toMatchObject({
+        code: "SettingsNotAdmitted",
+        reason: expect.stringContaining("ENDPOINT_USER_ASSIGNED_IDENTITIES"),
+      });
+      const result = await deliverToEndpoint(narrow.services.senders, endpoints[0] as DeliveryEndpoint, [
+        { id: "e1", source: "/s", specversion: "1.0", type: "T" },
+      ]);
+      expect(result).toMatchObject({ delivered: [], lastErrorName: "SettingsNotAdmitted" });
+      // Still readable and deletable by its owner.
+      expect((await narrow.request(endpoint("team"))).status).toBe(200);
+    } finally {
+      warn.mockRestore();
+      await narrow.stop();
+    }
   });
 });
