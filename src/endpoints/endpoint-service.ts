@@ -52,10 +52,9 @@ import {
 } from "./endpoint-secrets";
 import {
   type IdentityRules,
-  type IdentitySettings,
-  identitySettingsProblems,
   namespaceOf,
   parseIdentitySettings,
+  readIdentitySettings,
 } from "./identity-endpoint";
 import {
   ENDPOINTS_AND_ROUTES,
@@ -514,16 +513,16 @@ export class EndpointService
     base: Pick<DeliveryEndpoint, "id" | "name" | "topic" | "version">,
     stored: NonNullable<EndpointDocument["identityBased"]>,
   ): DeliveryEndpoint {
-    const settings: IdentitySettings = { ...stored, entityPath: base.topic };
-    const problems = identitySettingsProblems(settings, this.rules);
-    if (problems.length > 0) {
+    const read = readIdentitySettings({ ...stored, entityPath: base.topic }, this.rules);
+    if (!read.ok) {
+      const problems = read.problems.map((problem) => problem.message);
       const reason = `the endpoint's settings are no longer admitted: ${problems.join(" ")}`;
       this.warn(
         `endpoint ${base.id}: ${reason}; events for it go to the poison queue once their retries run out`,
       );
       return { ...base, unusable: { code: "SettingsNotAdmitted", reason } };
     }
-    const { namespace } = parseIdentitySettings(settings, this.rules);
+    const { namespace } = read.value;
     const identity = stored.identity && { identity: stored.identity };
     return {
       ...base,

@@ -86,11 +86,16 @@ function identityProblems(identity: ManagedIdentity | undefined, rules: Identity
       ];
 }
 
-/** The problems of each field, and the values of those that read. */
-function read(
+/**
+ * Reads an identity-based endpoint's settings and checks them: the namespace and the dead-letter
+ * container where the allow-list admits, the topic's name, an identity the app has for endpoints.
+ * Every field's problems, or the settings read: a write answers the problems (parseIdentitySettings),
+ * delivery uses the settings or says why it cannot (settings may have narrowed since the write).
+ */
+export function readIdentitySettings(
   settings: IdentitySettings,
   rules: IdentityRules,
-): { problems: ErrorDetail[]; namespace?: Authority; deadLetter?: ContainerUrl } {
+): { ok: true; value: ParsedIdentitySettings } | { ok: false; problems: ErrorDetail[] } {
   const { problems: uriProblems, namespace } = namespaceProblems(settings.endpointUri, rules);
   const dead =
     settings.deadLetterUri === undefined
@@ -104,10 +109,10 @@ function read(
       detail("identity.userAssignedIdentity", problem),
     ),
   ];
+  if (problems.length > 0 || namespace === undefined) return { ok: false, problems };
   return {
-    problems,
-    ...(namespace && { namespace }),
-    ...(dead.deadLetter && { deadLetter: dead.deadLetter }),
+    ok: true,
+    value: { ...settings, namespace, ...(dead.deadLetter && { deadLetter: dead.deadLetter }) },
   };
 }
 
@@ -141,21 +146,12 @@ export function readableIdentityProblems(body: Record<string, unknown>, rules: I
   ];
 }
 
-/**
- * Reads an identity-based endpoint's settings and checks them: the namespace and the dead-letter
- * container where the allow-list admits, the topic's name, an identity the app has for endpoints.
- * Throws the 400 naming every field's problems.
- */
+/** readIdentitySettings for a write: the settings read, or the 400 naming every field's problems. */
 export function parseIdentitySettings(
   settings: IdentitySettings,
   rules: IdentityRules,
 ): ParsedIdentitySettings {
-  const { problems, namespace, deadLetter } = read(settings, rules);
-  if (problems.length > 0 || namespace === undefined) throw invalidRequest(problems);
-  return { ...settings, namespace, ...(deadLetter && { deadLetter }) };
-}
-
-/** The same checks for a stored document at delivery (settings may have narrowed since): the problems, in words. */
-export function identitySettingsProblems(settings: IdentitySettings, rules: IdentityRules): string[] {
-  return read(settings, rules).problems.map((problem) => problem.message);
+  const read = readIdentitySettings(settings, rules);
+  if (!read.ok) throw invalidRequest(read.problems);
+  return read.value;
 }
