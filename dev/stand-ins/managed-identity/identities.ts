@@ -11,6 +11,8 @@ export interface LocalManagedIdentity {
   kind: "SystemAssigned" | "UserAssigned";
   /** The ARM id: the site's for the system-assigned identity (`xms_mirid`), the identity's own otherwise. */
   resourceId: string;
+  /** Its principal's name for the token minter (openid/tokens.ts), from which its ids derive. */
+  principalName: string;
   /** The object id of its service principal: `oid` and `sub` of its tokens, what role assignments name. */
   principalId: string;
   /** Its client id: `appid` of its tokens. */
@@ -34,6 +36,7 @@ function identity(
     name,
     kind,
     resourceId,
+    principalName,
     principalId: principalObjectId(principalName),
     clientId: principalClientId(principalName),
   };

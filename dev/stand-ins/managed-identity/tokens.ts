@@ -1,8 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { type JWTPayload, SignJWT } from "jose";
-import { LOCAL_TENANT_ID } from "../openid/principals";
 import type { SigningKey } from "../openid/signing-key";
+import { mintToken } from "../openid/tokens";
 import { type LocalManagedIdentity, MANAGED_IDENTITY_ISSUER } from "./identities";
+
+/** Entra ID's v1 issuer origin: `iss` is `{origin}/{tenant}/`, MANAGED_IDENTITY_ISSUER. */
+const STS_ORIGIN = "https://sts.windows.net";
 
 /** Real managed identity tokens live 24 h; an hour is enough locally and shows renewal sooner. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -19,9 +20,10 @@ export interface ManagedIdentityToken {
 }
 
 /**
- * A token as Entra ID issues one to a managed identity: v1 (`iss` https://sts.windows.net/{tid}/,
- * `appid`), an app token (`idtyp: "app"`), `oid` = `sub` = the identity's principal id and
- * `xms_mirid` its ARM id; signed RS256 with the stand-in's key.
+ * A token as Entra ID issues one to a managed identity, minted as the local issuer mints app
+ * tokens (openid/tokens.ts) with the v1 shape: `iss` https://sts.windows.net/{tid}/, `appid`,
+ * `idtyp: "app"`, `oid` = `sub` = the identity's principal id, and `xms_mirid` its ARM id; no
+ * `name`, as managed identity tokens carry none. Signed RS256 with the stand-in's key.
  */
 export async function mintManagedIdentityToken(
   key: SigningKey,
@@ -30,26 +32,19 @@ export async function mintManagedIdentityToken(
   now = Math.floor(Date.now() / 1000),
 ): Promise<ManagedIdentityToken> {
   const resource = resourceOf(requestedResource);
-  const expiresOn = now + TOKEN_LIFETIME_SECONDS;
-  const claims: JWTPayload = {
-    aud: resource,
-    iss: MANAGED_IDENTITY_ISSUER,
-    iat: now,
-    nbf: now,
-    exp: expiresOn,
-    appid: identity.clientId,
-    appidacr: "2",
-    idp: MANAGED_IDENTITY_ISSUER,
-    idtyp: "app",
-    oid: identity.principalId,
-    sub: identity.principalId,
-    tid: LOCAL_TENANT_ID,
-    uti: randomBytes(16).toString("base64url"),
-    ver: "1.0",
-    xms_mirid: identity.resourceId,
-  };
-  const accessToken = await new SignJWT(claims)
-    .setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "JWT" })
-    .sign(key.privateKey);
-  return { accessToken, expiresOn, resource };
+  const accessToken = await mintToken(key, STS_ORIGIN, {
+    name: identity.principalName,
+    app: true,
+    version: "1.0",
+    audience: resource,
+    now,
+    lifetimeSeconds: TOKEN_LIFETIME_SECONDS,
+    claims: {
+      appidacr: "2",
+      idp: MANAGED_IDENTITY_ISSUER,
+      name: undefined,
+      xms_mirid: identity.resourceId,
+    },
+  });
+  return { accessToken, expiresOn: now + TOKEN_LIFETIME_SECONDS, resource };
 }
