@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { projectRoot } from "../dev/local-paths";
+import { benchCost, printCost } from "./cost";
 import { behindRelay, serviceBusPort, spawnDelayRelay } from "./delay-relay-process";
 import { benchDelivery } from "./delivery";
 import { deliveryCharts, printDelivery } from "./delivery-report";
@@ -17,11 +18,11 @@ import { type ChartSpec, lineChart } from "./svg-chart";
  * `npm run bench` (`npm run bench:node22` on the Node.js infra/ deploys): the service's own work,
  * each figure beside the least program doing the same job, as ranges over rounds with the rounds
  * that held each goal. A benchmark, not a test: it reports, and fails only if it cannot run.
- * BENCH_ONLY=package,counts,handler,delivery,routes,scale picks parts; sizes: docs/performance.md.
+ * BENCH_ONLY=package,counts,handler,delivery,routes,scale,cost picks parts; sizes: docs/performance.md.
  */
 const ROUNDS = positiveInteger("BENCH_ROUNDS", 3);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 4);
-const PARTS = ["package", "counts", "handler", "delivery", "routes", "scale"];
+const PARTS = ["package", "counts", "handler", "delivery", "routes", "scale", "cost"];
 const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((part) => part.trim()));
 const CHARTS = path.resolve(projectRoot(), process.env.BENCH_CHARTS ?? "docs/charts");
 const DELIVERY = {
@@ -113,6 +114,14 @@ async function main(): Promise<void> {
     printScaleCurves(curves);
     writeCharts(scaleCharts(curves));
   }
+  const costSeconds = positiveInteger("BENCH_COST_SECONDS", 10);
+  if (
+    part(
+      "cost",
+      `what one instance bills per delivered event and API call, ${costSeconds} s a case, the package as the worker runs it, Service Bus through a ${RTT_MS} ms round-trip relay; priced (docs/costs.md).`,
+    )
+  )
+    printCost(await benchCost(ROUNDS, RTT_MS, costSeconds));
 }
 
 main().then(

@@ -107,6 +107,8 @@ export interface LogLine {
   level: string;
   category: string;
   message: string;
+  /** The function whose invocation logged it; absent for what the library logs outside one. */
+  functionName?: string;
 }
 
 export interface FunctionApp {
@@ -184,7 +186,8 @@ export function loadFunctionApp(root: string): FunctionApp {
       request: { inputData: [{ name: inputName, data }], triggerMetadata },
       metadata: registered.metadata,
       state: "invocation",
-      log: (level: string, category: string, message: string) => logs.push({ level, category, message }),
+      log: (level: string, category: string, message: string) =>
+        logs.push({ level, category, message, functionName: name }),
     });
     const { context, inputs } = await invocationModel.getArguments();
     const result = await invocationModel.invokeFunction(context, inputs, registered.callback);

@@ -124,6 +124,11 @@ param deliveryBackoffBaseSeconds int = 10
 @description('DELIVERY_BACKOFF_CAP_SECONDS: the longest retry delay.')
 param deliveryBackoffCapSeconds int = 3600
 
+@minValue(0)
+@maxValue(1000)
+@description('INGEST_LINGER_MS: how long a busy instance\'s ingest waits for more requests to share its queue message (fewer messages, executions and queue operations; docs/costs.md).')
+param ingestLingerMs int = 100
+
 @minValue(1)
 @description('DELIVERY_SEND_TIMEOUT_MS: how long one Service Bus send may take before it counts as failed.')
 param deliverySendTimeoutMs int = 15000
@@ -178,13 +183,29 @@ param enableEasyAuth bool = false
 
 // Scale of the Function App.
 
+// Flex Consumption's instance sizes and their cores (Microsoft's quota table, "Instance sizes" and
+// "Regional subscription memory quotas" in MicrosoftDocs/azure-docs
+// articles/azure-functions/flex-consumption-plan.md): 512 MB = 0.25 cores, 2048 MB = 1, 4096 MB = 2.
+// The platform adds 272 MB of its own for system and host processes, not billed. GB-s are billed on
+// the configured size: a second of a 512 MB instance costs a quarter of a second of the 2048 MB the
+// plan defaults to.
 @allowed([
   512
   2048
   4096
 ])
-@description('Memory of each Flex Consumption instance, in MB.')
-param instanceMemoryMB int = 2048
+@description('Memory of each Flex Consumption instance, in MB: 512, 2048 or 4096 (the sizes Flex Consumption offers). 512 by default: the app\'s resident memory, measured in the bench, fits it, and GB-s are billed on this size: an instance second costs a quarter of one of 2048 MB. A 512 MB instance has 0.25 cores; see httpPerInstanceConcurrency.')
+param instanceMemoryMB int = 512
+
+// The HTTP concurrency of each instance, functionAppConfig.scaleAndConcurrency.triggers.http
+// .perInstanceConcurrency of the site (MicrosoftDocs/azure-docs
+// articles/azure-functions/functions-infrastructure-as-code.md, "Application configuration", and
+// articles/azure-functions/flex-consumption-how-to.md, "Set HTTP concurrency limits"). Set, it stays
+// whatever instanceMemoryMB is; unset, the platform picks a default by instance size.
+@minValue(1)
+@maxValue(1000)
+@description('Concurrent HTTP requests each instance takes before Flex Consumption scales out another (per-instance HTTP concurrency). 16 by default: a 512 MB instance has a quarter core (Microsoft\'s Flex Consumption quota table: 512 MB = 0.25 cores), and 16 concurrent requests that mostly wait on Cosmos DB are what it serves without queueing CPU work for long. Raise it with a larger instanceMemoryMB.')
+param httpPerInstanceConcurrency int = 16
 
 // Flex Consumption scales per function group, and maximumInstanceCount caps each group: the HTTP
 // functions share one group, and each queue-triggered function (twinEvents-deliver) is a group of
@@ -194,6 +215,19 @@ param instanceMemoryMB int = 2048
 @maxValue(1000)
 @description('The most on-demand instances each function group scales out to: per function group (the HTTP functions; each queue-triggered function), not per app. From 1 (Flex Consumption once required 40) to 1000.')
 param maximumInstanceCount int = 100
+
+// Telemetry (core/monitor/monitoring.bicep).
+
+// The workspace's daily ingestion cap (workspaceCapping.dailyQuotaGb of
+// Microsoft.OperationalInsights/workspaces; MicrosoftDocs/azure-monitor-docs
+// articles/azure-monitor/logs/daily-cap.md). Application Insights is workspace-based, so its
+// telemetry lands in the workspace and the cap bounds it too (the effective cap is the lower of the
+// two, and this deployment sets none on the component). Once reached, ingestion stops until the
+// workspace's daily reset: the alerts below see no traces for the rest of that day. The cap is
+// approximate, and what is ingested past it is still billed.
+@minValue(-1)
+@description('LOG_DAILY_CAP_GB: daily ingestion cap of the Log Analytics workspace, in GB (whole GB); -1: no cap, as Azure defines it. 1 by default, a service telemetry budget: it bounds what a flood of failures or an attacker\'s requests can cost in ingestion, about $2.30 a day at $2.30 per GB (PerGB2018). At about 1 KB of telemetry per request, 1 GB is about a million requests a day: raise it for more. When reached, telemetry stops until the next daily reset.')
+param logDailyCapGb int = 1
 
 // Alerts (core/monitor/alerts.bicep).
 
@@ -256,6 +290,7 @@ module monitoring 'core/monitor/monitoring.bicep' = {
     applicationInsightsName: 'appi-${resourceToken}'
     location: location
     tags: tags
+    dailyCapGb: logDailyCapGb
   }
 }
 
@@ -345,6 +380,7 @@ var serviceSettings = {
   ROUTES_PER_INSTANCE_MAX: string(routesPerInstanceMax)
   SECRETS_ENCRYPTION_KEY: '@Microsoft.KeyVault(SecretUri=${keyVault.outputs.encryptionKeySecretUri})'
   TWIN_EVENTS_QUEUE: twinEventsQueueName
+  INGEST_LINGER_MS: string(ingestLingerMs)
   DELIVERY_MAX_ATTEMPTS: string(deliveryMaxAttempts)
   DELIVERY_TTL_SECONDS: string(deliveryTtlSeconds)
   DELIVERY_BACKOFF_BASE_SECONDS: string(deliveryBackoffBaseSeconds)
@@ -403,6 +439,7 @@ module api 'app/api.bicep' = {
     identityId: identity.outputs.id
     endpointIdentityIds: endpointIdentityIdList
     instanceMemoryMB: instanceMemoryMB
+    httpPerInstanceConcurrency: httpPerInstanceConcurrency
     maximumInstanceCount: maximumInstanceCount
     enableEasyAuth: enableEasyAuth
     authClientId: authAppClientId

@@ -220,6 +220,11 @@ export const configSchema = z
         error: "must be a lower-case storage queue name of 3 to 56 characters (room for -poison)",
       })
       .default("twin-events"),
+    /**
+     * How long a busy instance's ingest waits for more requests to share its queue message: at
+     * most this much latency, only for an instance written to within this long (event-publisher.ts).
+     */
+    INGEST_LINGER_MS: wholeNumber(0, 1000, " of milliseconds").default(100),
     /** Delivery attempts per endpoint before an event is dead-lettered. */
     DELIVERY_MAX_ATTEMPTS: wholeNumber(1).default(10),
     /** How long after ingest an event may still be retried before it is dead-lettered. */

@@ -121,7 +121,7 @@ export function createServices(config: AppConfig): Services {
   lazy(services, "eventPublisher", () => {
     const { EventPublisher } =
       require("./events/event-publisher") as typeof import("./events/event-publisher");
-    return new EventPublisher(eventsQueue());
+    return new EventPublisher(eventsQueue(), undefined, undefined, { lingerMs: config.INGEST_LINGER_MS });
   });
   lazy(services, "senders", () => senderPool(config));
   lazy(services, "delivery", () => {

@@ -20,7 +20,15 @@ export interface PublisherTimings {
   slowWriteMs?: number;
   /** Default 20 s: a device's request gets its 503 while it is still waiting for an answer. */
   writeTimeoutMs?: number;
+  /**
+   * How long a busy instance's next write waits for more requests to join it: a write starts no
+   * sooner than this after the instance's previous one began. Default 0 (none).
+   */
+  lingerMs?: number;
 }
+
+/** Past this many instances remembered, those idle for longer than the linger are forgotten. */
+const REMEMBERED_INSTANCES = 10_000;
 
 /**
  * Puts ingested events durably on the twin-events queue, split into messages under the queue's
@@ -44,15 +52,24 @@ export interface PublisherTimings {
  *
  * A write of more than a few events' JSON goes out compressed (queue-texts.ts): one message then
  * holds several times as many events.
+ *
+ * With `lingerMs`, an instance that wrote less than that ago waits out the rest before its next
+ * write, so that at tens of requests a second one message carries several of them (each message
+ * is a queue Put, Get and Delete and a delivery execution: most of what an event delivered one by
+ * one costs, bench/cost.ts). An instance that has been quiet for `lingerMs` is written at once.
  */
 export class EventPublisher {
   private queueReady: Promise<unknown> | undefined;
   /** Instances with a write under way that has not yet taken `stallMs`. */
   private readonly writing = new Set<string>();
   private readonly pending = new Map<string, PendingWrite>();
+  /** When each instance's last write began (performance.now()), and the instances waiting out the linger. */
+  private readonly lastWriteAt = new Map<string, number>();
+  private readonly lingering = new Set<string>();
   private readonly warn: (message: string) => void;
   private readonly slowWriteMs: number;
   private readonly writeTimeoutMs: number;
+  private readonly lingerMs: number;
 
   constructor(
     private readonly queue: QueueClient,
@@ -63,6 +80,7 @@ export class EventPublisher {
     this.warn = timings.warn ?? ((message) => console.warn(message));
     this.slowWriteMs = timings.slowWriteMs ?? 5000;
     this.writeTimeoutMs = timings.writeTimeoutMs ?? STORAGE_CALL_DEADLINE_MS;
+    this.lingerMs = timings.lingerMs ?? 0;
   }
 
   publish(twinsInstanceId: string, events: CloudEvent[]): Promise<number> {
@@ -82,7 +100,19 @@ export class EventPublisher {
   /** Starts the instance's next write, unless one is under way (its end starts the next). */
   private writeNext(twinsInstanceId: string): void {
     const next = this.pending.get(twinsInstanceId);
-    if (next === undefined || this.writing.has(twinsInstanceId)) return;
+    if (next === undefined || this.writing.has(twinsInstanceId) || this.lingering.has(twinsInstanceId))
+      return;
+    const wait =
+      (this.lastWriteAt.get(twinsInstanceId) ?? Number.NEGATIVE_INFINITY) + this.lingerMs - performance.now();
+    if (wait > 0) {
+      this.lingering.add(twinsInstanceId);
+      setTimeout(() => {
+        this.lingering.delete(twinsInstanceId);
+        this.writeNext(twinsInstanceId);
+      }, wait);
+      return;
+    }
+    this.remember(twinsInstanceId);
     this.pending.delete(twinsInstanceId);
     this.writing.add(twinsInstanceId);
     let holding = true;
@@ -118,6 +148,15 @@ export class EventPublisher {
         clearTimeout(slow);
         release();
       });
+  }
+
+  private remember(twinsInstanceId: string): void {
+    if (this.lingerMs === 0) return;
+    const now = performance.now();
+    if (this.lastWriteAt.size >= REMEMBERED_INSTANCES)
+      for (const [instance, at] of this.lastWriteAt)
+        if (now - at >= this.lingerMs) this.lastWriteAt.delete(instance);
+    this.lastWriteAt.set(twinsInstanceId, now);
   }
 
   private async write(twinsInstanceId: string, batch: PendingWrite): Promise<void> {

@@ -79,7 +79,8 @@ export function withHttpConventions(route: ConventionalRoute, services: () => Se
     headers["x-ms-correlation-request-id"] = correlation;
     if (clientId !== undefined) headers["x-ms-client-request-id"] = clientId;
     if (response.jsonBody !== undefined) headers["content-type"] = "application/json; charset=utf-8";
-    context.log(
+    // The host's request rows (sampled) count requests; this line, with the caller, is for looking into one.
+    context.debug(
       `${request.method} ${pathOf(request.url)} -> ${response.status ?? 200} in ${Date.now() - started} ms (request ${requestId}, correlation ${correlation}${clientId === undefined ? "" : `, client request ${clientId}`}, ${describePrincipal(principal)})`,
     );
     return { ...response, headers: sortedByName(headers) };

@@ -66,6 +66,42 @@ describe("EventPublisher (group commit per instance)", () => {
     await expect(Promise.all(later)).resolves.toEqual([1, 2]);
   });
 
+  it("lets a busy instance's next write wait out the linger, and writes an idle one's at once", async () => {
+    jest.useFakeTimers({ doNotFake: ["setImmediate", "nextTick", "queueMicrotask"] });
+    try {
+      const { queue, sent } = heldQueue();
+      const publisher = new EventPublisher(queue, () => new Date(), 500, { warn: () => {}, lingerMs: 50 });
+      const first = publisher.publish("/i/a", [event("1")]);
+      await tick();
+      expect(sent).toHaveLength(1); // idle: at once
+      sent[0]?.finish();
+      await expect(first).resolves.toBe(1);
+      const later = [publisher.publish("/i/a", [event("2")]), publisher.publish("/i/a", [event("3")])];
+      const other = publisher.publish("/i/b", [event("b")]);
+      await tick();
+      // Another instance never waits for this one's linger.
+      expect(sent.map((write) => decoded(write.text).twinsInstanceId)).toEqual(["/i/a", "/i/b"]);
+      jest.advanceTimersByTime(49);
+      await tick();
+      expect(sent).toHaveLength(2);
+      jest.advanceTimersByTime(1);
+      await tick();
+      expect(sent).toHaveLength(3);
+      expect(decoded(sent[2]?.text as string).events.map((e) => e.id)).toEqual(["2", "3"]);
+      sent[1]?.finish();
+      sent[2]?.finish();
+      await expect(Promise.all([...later, other])).resolves.toEqual([1, 1, 1]);
+      // Quiet for the linger since its last write began: written at once again.
+      jest.advanceTimersByTime(50);
+      void publisher.publish("/i/a", [event("4")]);
+      await tick();
+      expect(sent).toHaveLength(4);
+      sent[3]?.finish();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it("never holds one instance's events back for another's write", async () => {
     const { queue, sent } = heldQueue();
     const publisher = quietPublisher(queue);

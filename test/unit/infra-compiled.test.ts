@@ -489,3 +489,120 @@ describe("infra/ compiled by the Bicep CLI (.local/infra-json)", () => {
     }),
   );
 });
+
+/** A parameter as main.json declares it, its decorators included. */
+type Parameter = {
+  type: string;
+  defaultValue?: unknown;
+  minValue?: number;
+  maxValue?: number;
+  allowedValues?: unknown[];
+  metadata?: { description?: string };
+};
+
+function parameter(template: Template, name: string): Parameter {
+  const found = template.parameters[name] as Parameter | undefined;
+  if (!found) throw new Error(`no parameter ${name}`);
+  return found;
+}
+
+function resourceOf(template: Template, type: string): Resource {
+  const found = template.resources.find((r) => r.type === type);
+  if (!found) throw new Error(`no ${type}`);
+  return found;
+}
+
+/** What main.parameters.json maps a parameter to, and the workflow's env. */
+const mappedParameters = JSON.parse(readFileSync(path.join(INFRA, "main.parameters.json"), "utf8"))
+  .parameters as Record<string, { value: unknown }>;
+const workflow = readFileSync(path.join(ROOT, ".github", "workflows", "azure-dev.yml"), "utf8");
+
+describe("infra/ compiled: what bounds the bill (issue 39)", () => {
+  it(
+    "caps the workspace's daily ingestion at logDailyCapGb (LOG_DAILY_CAP_GB), 1 GB by default, -1 for none",
+    withTemplate((main) => {
+      expect(parameter(main, "logDailyCapGb")).toMatchObject({ type: "int", defaultValue: 1, minValue: -1 });
+      expect(parameter(main, "logDailyCapGb").maxValue).toBeUndefined();
+      expect(parameter(main, "logDailyCapGb").metadata?.description).toMatch(/-1: no cap/);
+      expect(deployment(main, "monitoring").properties.parameters?.dailyCapGb).toEqual({
+        value: "[parameters('logDailyCapGb')]",
+      });
+      const monitoring = nested(main, "monitoring");
+      // No default in the module: main.bicep's is the only one.
+      expect(parameter(monitoring, "dailyCapGb")).toMatchObject({ type: "int", minValue: -1 });
+      expect(parameter(monitoring, "dailyCapGb")).not.toHaveProperty("defaultValue");
+      expect(
+        resourceOf(monitoring, "Microsoft.OperationalInsights/workspaces").properties.workspaceCapping,
+      ).toEqual({ dailyQuotaGb: "[parameters('dailyCapGb')]" });
+      // azd's mapping falls back to the same default when the variable is unset or empty (as the
+      // workflow passes an unset repository variable).
+      const mapped = String(mappedParameters.logDailyCapGb?.value);
+      expect(mapped).toMatch(/^\$\{LOG_DAILY_CAP_GB=(-?\d+)\}$/);
+      expect(/=(-?\d+)\}$/.exec(mapped)?.[1]).toBe(String(parameter(main, "logDailyCapGb").defaultValue));
+      expect(workflow).toMatch(/^ {6}LOG_DAILY_CAP_GB: \$\{\{ vars\.LOG_DAILY_CAP_GB \}\}$/m);
+    }),
+  );
+
+  it(
+    "keeps Application Insights workspace-based, so that the workspace's cap bounds its telemetry",
+    withTemplate((main) => {
+      const component = resourceOf(nested(main, "monitoring"), "Microsoft.Insights/components").properties;
+      expect(component.WorkspaceResourceId).toBe(
+        "[resourceId('Microsoft.OperationalInsights/workspaces', parameters('logAnalyticsName'))]",
+      );
+      // Classic ingestion (IngestionMode ApplicationInsights) would bypass the workspace and its cap.
+      expect(component.IngestionMode ?? "LogAnalytics").toBe("LogAnalytics");
+    }),
+  );
+
+  it(
+    "sizes instances at 512 MB by default, and only at Flex Consumption's sizes, in main.bicep and app/api.bicep",
+    withTemplate((main) => {
+      const api = nested(main, "api");
+      for (const template of [main, api]) {
+        expect(parameter(template, "instanceMemoryMB")).toMatchObject({
+          type: "int",
+          defaultValue: 512,
+          allowedValues: [512, 2048, 4096],
+        });
+      }
+      expect(deployment(main, "api").properties.parameters?.instanceMemoryMB).toEqual({
+        value: "[parameters('instanceMemoryMB')]",
+      });
+      expect(resourceOf(api, "Microsoft.Web/sites").properties).toMatchObject({
+        functionAppConfig: { scaleAndConcurrency: { instanceMemoryMB: "[parameters('instanceMemoryMB')]" } },
+      });
+    }),
+  );
+
+  it(
+    "takes 16 concurrent HTTP requests per instance by default (1 to 1000), set on the site",
+    withTemplate((main) => {
+      const api = nested(main, "api");
+      for (const template of [main, api]) {
+        expect(parameter(template, "httpPerInstanceConcurrency")).toMatchObject({
+          type: "int",
+          defaultValue: 16,
+          minValue: 1,
+          maxValue: 1000,
+        });
+      }
+      expect(parameter(main, "httpPerInstanceConcurrency").metadata?.description).toMatch(/0\.25 cores/);
+      expect(deployment(main, "api").properties.parameters?.httpPerInstanceConcurrency).toEqual({
+        value: "[parameters('httpPerInstanceConcurrency')]",
+      });
+      // functionAppConfig.scaleAndConcurrency.triggers.http.perInstanceConcurrency of Microsoft.Web/sites
+      // (azure-docs, articles/azure-functions/functions-infrastructure-as-code.md).
+      const scale = (
+        resourceOf(api, "Microsoft.Web/sites").properties.functionAppConfig as {
+          scaleAndConcurrency: Json;
+        }
+      ).scaleAndConcurrency;
+      expect(scale).toEqual({
+        instanceMemoryMB: "[parameters('instanceMemoryMB')]",
+        maximumInstanceCount: "[parameters('maximumInstanceCount')]",
+        triggers: { http: { perInstanceConcurrency: "[parameters('httpPerInstanceConcurrency')]" } },
+      });
+    }),
+  );
+});

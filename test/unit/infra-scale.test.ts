@@ -59,3 +59,34 @@ describe("infra/README.md on the scale ceiling", () => {
     expect(paragraph).not.toMatch(/\b40\b/);
   });
 });
+
+/** The default of `param <name> int = <n>` in main.bicep. */
+function intDefault(name: string): number {
+  const match = new RegExp(`^param ${name} int = (-?\\d+)$`, "m").exec(read("infra/main.bicep"));
+  if (!match) throw new Error(`infra/main.bicep has no "param ${name} int = <n>"`);
+  return Number(match[1]);
+}
+
+describe("docs/deployment-reference.md on what bounds the bill", () => {
+  const reference = read("docs/deployment-reference.md");
+
+  it.each(["instanceMemoryMB", "httpPerInstanceConcurrency", "maximumInstanceCount", "logDailyCapGb"])(
+    "lists %s with main.bicep's default",
+    (name) => {
+      const row = reference.split("\n").find((line) => line.startsWith(`| \`${name}\``)) ?? "";
+      const cells = row.split("|").map((cell) => cell.trim());
+      expect({ name, default: /^-?\d+/.exec(cells[2] ?? "")?.[0] }).toEqual({
+        name,
+        default: String(intDefault(name)),
+      });
+    },
+  );
+
+  it("says the instance size, the concurrency and the cap as infra/README.md does", () => {
+    const readme = read("infra/README.md");
+    expect(readme).toContain(`Instances have ${intDefault("instanceMemoryMB")} MB`);
+    expect(readme).toContain(`take ${intDefault("httpPerInstanceConcurrency")} concurrent HTTP requests`);
+    expect(readme).toContain(`at most ${intDefault("logDailyCapGb")} GB a day`);
+    expect(readme).toContain("azd env set LOG_DAILY_CAP_GB");
+  });
+});

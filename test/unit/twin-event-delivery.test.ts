@@ -213,7 +213,10 @@ class FakeQueues {
 }
 
 class CapturingLogger implements DeliveryLogger {
-  readonly lines: { level: "log" | "warn" | "error"; line: string }[] = [];
+  readonly lines: { level: "debug" | "log" | "warn" | "error"; line: string }[] = [];
+  debug(line: string): void {
+    this.lines.push({ level: "debug", line });
+  }
   log(line: string): void {
     this.lines.push({ level: "log", line });
   }
@@ -225,6 +228,11 @@ class CapturingLogger implements DeliveryLogger {
   }
   matching(prefix: string): string[] {
     return this.lines.filter((entry) => entry.line.startsWith(prefix)).map((entry) => entry.line);
+  }
+  levelsOf(prefix: string): string[] {
+    return [
+      ...new Set(this.lines.filter((entry) => entry.line.startsWith(prefix)).map((entry) => entry.level)),
+    ];
   }
   text(): string {
     return this.lines.map((entry) => entry.line).join("\n");
@@ -278,8 +286,9 @@ describe("delivery to every endpoint", () => {
     expect(kit.senders.sent.every((send) => send.connectionString.includes("primary"))).toBe(true);
     expect(kit.deliveryQueues.retries).toEqual([]);
     expect(kit.deliveryQueues.poisoned).toEqual([]);
-    // One line per endpoint, naming the events' trace ids (derived: these events carry none).
-    expect(kit.logger.lines.map((entry) => entry.level)).toEqual(["log", "log"]);
+    // One line per endpoint, naming the events' trace ids (derived: these events carry none), at
+    // debug: a success is counted by the metrics, and host.json keeps debug out of Application Insights.
+    expect(kit.logger.lines.map((entry) => entry.level)).toEqual(["debug", "debug"]);
     const traceIds = ["e1", "e2", "e3"].map((id) => eventTraceId(event(id))).join(",");
     // The endpoints' sends overlap: their lines come in whichever order the sends finish.
     expect(kit.logger.matching("twin events delivered:").sort()).toEqual([
@@ -308,6 +317,10 @@ describe("delivery to every endpoint", () => {
     expect(kit.logger.lines).toHaveLength(4);
     for (const entry of kit.logger.lines)
       expect(entry.line).toMatch(/traceIds?="0af7651916cd43dd8448eb211c80319c"/);
+    // Each failure is a warning or an error, which host.json lets through to Application Insights.
+    expect(kit.logger.levelsOf("twin events delivery failed, retry scheduled:")).toEqual(["warn"]);
+    expect(kit.logger.levelsOf("twin event dead-lettered:")).toEqual(["warn"]);
+    expect(kit.logger.levelsOf("twin event poisoned:")).toEqual(["error"]);
   });
 
   it("goes to the secondary connection when the primary fails, and counts the event delivered", async () => {
@@ -975,11 +988,12 @@ describe("event routes", () => {
 
   it("counts and logs (at debug) the events no route lets through, and dead-letters none of them", async () => {
     const kit = setUp([routed("a", only("e1")), routed("b", only("e1", "e2"))]);
-    const debug: string[] = [];
-    Object.assign(kit.logger, { debug: (line: string) => debug.push(line) });
     const counters = await kit.handle(message(["e1", "e2", "e3", "e4"]));
     expect(counters).toEqual(counted({ delivered: 3, unrouted: 2 }));
-    expect(debug).toEqual([expect.stringMatching(/^twin events unrouted: .* events=2 /)]);
+    expect(kit.logger.matching("twin events unrouted:")).toEqual([
+      expect.stringMatching(/^twin events unrouted: .* events=2 /),
+    ]);
+    expect(kit.logger.levelsOf("twin events unrouted:")).toEqual(["debug"]);
     expect(kit.deadLetterWriter.written).toEqual([]);
     expect(kit.deliveryQueues.poisoned).toEqual([]);
   });

@@ -15,6 +15,14 @@ param tags object = {}
 @maxValue(730)
 param retentionInDays int = 30
 
+// The daily ingestion cap (MicrosoftDocs/azure-monitor-docs articles/azure-monitor/logs/daily-cap.md;
+// "-1 means unlimited" in WorkspaceCapping of the Workspaces REST API, 2020-03-01-preview, and a
+// workspace without a cap reads -1). No default here: main.bicep's logDailyCapGb is the one place it
+// is chosen.
+@description('Daily ingestion cap of the workspace, in GB; -1: no cap. Bounds what a flood of telemetry (failures, an attacker\'s requests) can cost in a day. Ingestion stops when it is reached, until the daily reset.')
+@minValue(-1)
+param dailyCapGb int
+
 resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
   name: logAnalyticsName
   location: location
@@ -24,11 +32,17 @@ resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
       name: 'PerGB2018'
     }
     retentionInDays: retentionInDays
+    workspaceCapping: {
+      dailyQuotaGb: dailyCapGb
+    }
   }
 }
 
 // Workspace-based: classic (standalone) Application Insights is retired, and queries then run in
-// the same workspace as every other log of the app.
+// the same workspace as every other log of the app. Its telemetry is ingested into the workspace, so
+// the workspace's daily cap bounds it (for a workspace-based component the effective cap is the
+// lower of the two settings, and none is set on the component here; daily-cap.md, "Application
+// Insights").
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' = {
   name: applicationInsightsName
   location: location
