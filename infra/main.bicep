@@ -133,6 +133,11 @@ param ingestLingerMs int = 100
 @description('DELIVERY_SEND_TIMEOUT_MS: how long one Service Bus send may take before it counts as failed.')
 param deliverySendTimeoutMs int = 15000
 
+@minValue(1)
+@maxValue(600000)
+@description('IDENTITY_TOKEN_TIMEOUT_MS: how long one token request to the app\'s managed identity endpoint may take before it fails and is tried again later.')
+param identityTokenTimeoutMs int = 10000
+
 @minValue(0)
 @description('ENDPOINT_CACHE_SECONDS: how long delivery caches an instance\'s endpoint list.')
 param endpointCacheSeconds int = 30
@@ -386,6 +391,7 @@ var serviceSettings = {
   DELIVERY_BACKOFF_BASE_SECONDS: string(deliveryBackoffBaseSeconds)
   DELIVERY_BACKOFF_CAP_SECONDS: string(deliveryBackoffCapSeconds)
   DELIVERY_SEND_TIMEOUT_MS: string(deliverySendTimeoutMs)
+  IDENTITY_TOKEN_TIMEOUT_MS: string(identityTokenTimeoutMs)
   ENDPOINT_CACHE_SECONDS: string(endpointCacheSeconds)
   SERVICEBUS_HOST_SUFFIXES: serviceBusHostSuffixes
   STORAGE_HOST_SUFFIXES: storageHostSuffixes

@@ -234,6 +234,11 @@ export const configSchema = z
     DELIVERY_BACKOFF_CAP_SECONDS: wholeNumber(1, undefined, " of seconds").default(3600),
     /** How long one Service Bus send may take before it counts as failed. */
     DELIVERY_SEND_TIMEOUT_MS: wholeNumber(1, undefined, " of milliseconds").default(15000),
+    /**
+     * How long one token request to the app's managed identity endpoint may take (identity-based
+     * endpoints' sends, dead letters and redelivery) before it fails and is tried again later.
+     */
+    IDENTITY_TOKEN_TIMEOUT_MS: wholeNumber(1, 600_000, " of milliseconds").default(10000),
     /** How long an instance's endpoint list is cached; a deleted endpoint stops receiving within it. */
     ENDPOINT_CACHE_SECONDS: wholeNumber(0, undefined, " of seconds").default(30),
     /** Hosts endpoints may name: a Service Bus Endpoint, a dead-letter URL (https), on a label boundary. */

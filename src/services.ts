@@ -129,6 +129,7 @@ export function createServices(config: AppConfig): Services {
     return twinEventDelivery(services, endpointCache, deliveryQueues(), deadLetterMarks());
   });
   lazy(services, "deadLetterRedelivery", () => {
+    boundTokenRequests(config);
     const { DeadLetterRedelivery } =
       require("./delivery/dead-letter-redelivery") as typeof import("./delivery/dead-letter-redelivery");
     return new DeadLetterRedelivery(deliveryQueues(), deadLetterMarks());
@@ -228,7 +229,18 @@ function newEndpointCache(services: Services): EndpointCache {
   return new EndpointCache(services.endpoints, services.config.ENDPOINT_CACHE_SECONDS * 1000);
 }
 
+/**
+ * The process's managed-identity credentials (shared by sends, dead-letter writes and redelivery)
+ * end every token request within this deployment's IDENTITY_TOKEN_TIMEOUT_MS.
+ */
+function boundTokenRequests(config: AppConfig): void {
+  const { processCredentials } =
+    require("./delivery/managed-identity-credentials") as typeof import("./delivery/managed-identity-credentials");
+  processCredentials.setTokenTimeout(config.IDENTITY_TOKEN_TIMEOUT_MS);
+}
+
 function senderPool(config: AppConfig): SenderPool {
+  boundTokenRequests(config);
   const { SenderPool } = require("./delivery/sender-pool") as typeof import("./delivery/sender-pool");
   return new SenderPool(config.DELIVERY_SEND_TIMEOUT_MS, allowListFromConfig(config));
 }
@@ -240,6 +252,7 @@ function twinEventDelivery(
   marks: DeadLetterMarks,
 ): TwinEventDelivery {
   const { config } = services;
+  boundTokenRequests(config);
   const { TwinEventDelivery } =
     require("./delivery/twin-event-delivery") as typeof import("./delivery/twin-event-delivery");
   const { DeadLetterWriter } =

@@ -9,7 +9,7 @@ const MAX_LENGTH = 500;
 export function describeError(error: unknown): string {
   const text =
     error instanceof Error
-      ? [error.name, (error as { code?: unknown }).code, issuesOf(error) ?? error.message]
+      ? [error.name, (error as { code?: unknown }).code, issuesOf(error) ?? error.message, causesOf(error)]
           // SDK errors often carry their meaning in a code (Cosmos: the HTTP status) and no message.
           .filter((part) => part !== undefined && part !== "")
           .join(": ")
@@ -17,6 +17,17 @@ export function describeError(error: unknown): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   const oneLine = redactSecrets(text).replace(/[\u0000-\u001f\u007f]+/g, " ");
   return oneLine.length > MAX_LENGTH ? `${oneLine.slice(0, MAX_LENGTH)}…` : oneLine;
+}
+
+/**
+ * What an AggregateError (the Service Bus client's, once its retries are spent) wraps, each
+ * described once: its own name says nothing of why.
+ */
+function causesOf(error: Error): string | undefined {
+  const wrapped = (error as { errors?: unknown }).errors;
+  if (!Array.isArray(wrapped) || wrapped.length === 0) return undefined;
+  const distinct = [...new Set(wrapped.map((each) => describeError(each)))];
+  return `${wrapped.length} attempt(s): ${distinct.join(" | ")}`;
 }
 
 /**

@@ -32,6 +32,12 @@ export class InvalidApiVersion extends DomainError {
   readonly code = "InvalidApiVersionParameter";
 }
 
+/** A `$filter` the operation does not take (400): never ignored, since it would change the answer. */
+export class InvalidFilter extends DomainError {
+  readonly status = 400;
+  readonly code = "InvalidFilter";
+}
+
 export class Unauthorized extends DomainError {
   readonly status = 401;
   readonly code = "Unauthorized";

@@ -1,4 +1,4 @@
-import type { BlobItem, ContainerClient } from "@azure/storage-blob";
+import type { BlobClient, BlobItem, ContainerClient } from "@azure/storage-blob";
 import { describeError } from "../common/describe-error";
 import { ServiceUnavailable } from "../common/errors";
 import {
@@ -66,9 +66,9 @@ export const CALL_DEADLINE_MS = 60_000;
 /** How redelivery uses the dead-letter store; the defaults are the service's. */
 export interface RedeliveryStorageOptions {
   /**
-   * How long any one of its storage calls may take: each page of the listing, each download,
-   * each claim (storage-deadline.ts; STORAGE_CALL_DEADLINE_MS unless given). A mark is tried for
-   * twice as long (dead-letter-claims.ts).
+   * How long any one of its storage calls may take: each page of the listing, each of a
+   * download's two requests, each claim (storage-deadline.ts; STORAGE_CALL_DEADLINE_MS unless
+   * given). A mark is tried for twice as long (dead-letter-claims.ts).
    */
   deadlineMs?: number;
   /** Blobs asked for per page of the listing; unset, storage's own (5,000). */
@@ -101,6 +101,26 @@ async function* listWithDeadlines(
     yield* page.value.segment.blobItems;
     continuationToken = page.value.continuationToken;
   } while (continuationToken);
+}
+
+/**
+ * A blob's content as it was listed (`etag`), in two requests, each with a deadline of its own:
+ * its length, then its bytes (in one request: one block the blob's size). Asked for without a
+ * length, downloadToBuffer makes both requests under the one signal it is given, so a store
+ * answering each in a bit more than half a deadline could never be read from.
+ */
+async function download(client: BlobClient, etag: string, deadlineMs?: number): Promise<Buffer> {
+  const conditions = { ifMatch: etag };
+  const { contentLength = 0 } = await client.getProperties({
+    conditions,
+    abortSignal: storageDeadline(deadlineMs),
+  });
+  if (contentLength === 0) return Buffer.alloc(0);
+  return client.downloadToBuffer(0, contentLength, {
+    blockSize: contentLength,
+    conditions,
+    abortSignal: storageDeadline(deadlineMs),
+  });
 }
 
 /**
@@ -261,10 +281,7 @@ export class DeadLetterRedelivery {
     const etag = blob.properties.etag as string;
     let body: Buffer;
     try {
-      body = await client.downloadToBuffer(0, undefined, {
-        conditions: { ifMatch: etag },
-        abortSignal: storageDeadline(this.storage.deadlineMs),
-      });
+      body = await download(client, etag, this.storage.deadlineMs);
     } catch (error) {
       // Changed or deleted since it was listed: another call's, or the owner's, to have.
       if (lostRace(error) || storageCode(error) === "BlobNotFound") return "skipped";

@@ -20,6 +20,12 @@ export const retryStateSchema = z.object({
    * so a redelivered event goes out with the settings of the moment, on whichever host.
    */
   endpointVersion: z.string().min(1).optional(),
+  /**
+   * When the endpoint the events are owed to was made (delivery-endpoint.ts): a retry goes to that
+   * endpoint only, not to one made later under its name; one deleted meanwhile poisons its events
+   * as EndpointDeleted. Absent in retries written before it was kept: bound by name alone.
+   */
+  endpointCreatedAt: z.string().min(1).optional(),
 });
 
 /** What the queue function reads: a producer's message (events/queue-message.ts), or a retry of one. */

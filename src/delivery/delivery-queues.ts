@@ -13,7 +13,8 @@ export type PoisonReason =
   | "DeadLetterWriteFailed"
   | "InvalidMessage"
   | "UnknownInstance"
-  | "EventTooDeep";
+  | "EventTooDeep"
+  | "EndpointDeleted";
 
 /** What the service writes to the poison queue (the host also moves failed originals there). */
 export interface PoisonRecord {

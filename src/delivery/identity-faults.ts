@@ -17,17 +17,32 @@ import { storageStatus } from "../store/storage-errors";
 const SENDER_ROLE = "Azure Service Bus Data Sender";
 const BLOB_ROLE = "Storage Blob Data Contributor";
 
-/** `@azure/identity`'s errors when no token could be had. */
+/** `@azure/identity`'s errors when no token could be had, and the service's own for none in time. */
 function isTokenFailure(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
   return (
     name === "CredentialUnavailableError" ||
     name === "AuthenticationError" ||
-    name === "AggregateAuthenticationError"
+    name === "AggregateAuthenticationError" ||
+    name === "TokenTimeoutError"
+  );
+}
+
+/**
+ * Service Bus refuses a sender without the role when the link attaches ("Unauthorized access.
+ * 'Send' claim(s) are required …"), and a token it will not take (another audience or issuer,
+ * expired, a bad signature) when it is put on `$cbs`: both as UnauthorizedAccess, told apart by
+ * what they say.
+ */
+function isMissingRole(refusal: unknown): boolean {
+  return /claim\(s\) are required|'Send' claim/i.test(
+    String((refusal as { message?: unknown }).message ?? ""),
   );
 }
 
 function noToken(who: string, error: unknown): string {
+  if ((error as { name?: unknown }).name === "TokenTimeoutError")
+    return `${who} could get no token in time: the app's managed identity endpoint did not answer (IDENTITY_TOKEN_TIMEOUT_MS); it is asked again at the next attempt. ${describeError(error)}`;
   return `${who} could get no token (is it attached to the app, and listed in ENDPOINT_USER_ASSIGNED_IDENTITIES if user-assigned?): ${describeError(error)}`;
 }
 
@@ -55,6 +70,8 @@ export function serviceBusIdentityFault(
   if (tokenFailure !== undefined) return noToken(who, tokenFailure);
   const refusal = all.find((each) => (each as { code?: unknown } | null)?.code === "UnauthorizedAccess");
   if (refusal === undefined) return undefined;
+  if (!isMissingRole(refusal))
+    return `${target.namespace} refused the token of ${who}: ${describeError(refusal)}`;
   return `${who} may not send to topic '${topic}' of ${target.namespace}: grant it the ${SENDER_ROLE} role on the topic (or its namespace). ${describeError(refusal)}`;
 }
 

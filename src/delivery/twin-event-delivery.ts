@@ -99,10 +99,27 @@ export class TwinEventDelivery {
         ? undefined
         : { endpointName: retry.endpointName, version: retry.endpointVersion };
     const endpoints = (await this.deps.endpointSource.forInstance(instance, wanted)).filter(
-      (endpoint) => retryFor === undefined || endpoint.name.toLowerCase() === retryFor,
+      (endpoint) =>
+        retry === undefined ||
+        (endpoint.name.toLowerCase() === retryFor &&
+          (retry.endpointCreatedAt === undefined || endpoint.createdAt === retry.endpointCreatedAt)),
     );
+    if (endpoints.length === 0 && retry !== undefined) {
+      // The endpoint owed the retry was deleted (perhaps made anew under its name, which is owed
+      // nothing of it): its events can reach neither it nor its dead letters, so they are recorded.
+      const record: PoisonRecord = {
+        reason: "EndpointDeleted",
+        detail: `the endpoint '${retry.endpointName}' these events were owed to was deleted before its retry`,
+        twinsInstanceId: twinsMessage.twinsInstanceId,
+        endpointName: retry.endpointName,
+        attempts: retry.attempt,
+        lastError: retry.lastError,
+      };
+      await this.poison(run, record, twinsMessage.events);
+      return counters;
+    }
     if (endpoints.length === 0) {
-      // No endpoint (or the one owed a retry was deleted): the events have nowhere to go.
+      // No endpoint: the events have nowhere to go.
       counters.discarded += twinsMessage.events.length;
       return counters;
     }
@@ -297,6 +314,7 @@ export class TwinEventDelivery {
     const retry: RetryState = { endpointName: endpoint.name, attempt, lastError };
     // Owed under the version tried: another host's cache must not send with older settings.
     if (endpoint.version !== undefined) retry.endpointVersion = endpoint.version;
+    if (endpoint.createdAt !== undefined) retry.endpointCreatedAt = endpoint.createdAt;
     const retried = await this.scheduleRetry(
       run,
       endpoint,

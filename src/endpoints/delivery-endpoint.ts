@@ -34,6 +34,11 @@ export type DeliveryEndpoint = {
   /** The stored document's ETag: which settings these are (delivery-message.ts, endpoint-cache.ts). */
   version?: string;
   /**
+   * When the endpoint was made: an endpoint deleted and made again under its name is another one,
+   * and is owed none of the first one's retries (delivery-message.ts: `endpointCreatedAt`).
+   */
+  createdAt?: string;
+  /**
    * Whether the instance's event routes let an event through to this endpoint (any of the routes
    * that name it is true); absent when no route names it, and it takes every event.
    */

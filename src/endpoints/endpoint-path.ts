@@ -35,6 +35,13 @@ export type InstancePath = z.infer<typeof instancePathSchema>;
 export type EndpointPath = z.infer<typeof endpointPathSchema>;
 export type EventRoutePath = z.infer<typeof eventRoutePathSchema>;
 
+/**
+ * The read actions of an instance's endpoints and routes, which writes of one ask of the other
+ * (ARM's linked access checks): a route's endpoint, the routes an endpoint's 409 would name.
+ */
+export const ENDPOINT_READ_ACTION = "Microsoft.DigitalTwins/digitalTwinsInstances/endpoints/read";
+export const EVENT_ROUTE_READ_ACTION = "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/read";
+
 /** The twins instance's resource id, in the casing given. */
 export function twinsInstanceId(path: InstancePath): string {
   return TWINS_INSTANCE_PATH.id(path);

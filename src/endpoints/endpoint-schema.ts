@@ -3,7 +3,11 @@ import { systemDataSchema } from "../common/system-data";
 import { z } from "../common/zod";
 import { type ConnectionString, ENTITY_PATH, parseConnectionString } from "./connection-string";
 import { type DeadLetterSecret, parseDeadLetterSecret } from "./dead-letter-secret";
-import { PLAIN_AUTHORITY_PATTERN } from "./host-names";
+import {
+  ADMITTED_HOST_NAME_PATTERN,
+  LOOPBACK_AUTHORITY_PATTERN,
+  PLAIN_AUTHORITY_PATTERN,
+} from "./host-names";
 import { managedIdentitySchema } from "./managed-identity";
 
 /**
@@ -88,9 +92,10 @@ const endpointUriText = z
   .string()
   .max(300)
   .meta({
-    pattern: `^sb://${PLAIN_AUTHORITY_PATTERN}/?$`,
+    // What some deployment admits (host-names.ts): a host name without a port, or a loopback host.
+    pattern: `^sb://(?:${ADMITTED_HOST_NAME_PATTERN}|${LOOPBACK_AUTHORITY_PATTERN})/?$`,
     description:
-      "The Service Bus namespace: sb://<namespace host>/, an Azure Service Bus host (SERVICEBUS_HOST_SUFFIXES), no IP literal; loopback hosts with a port only where ALLOW_LOOPBACK_ENDPOINTS is true.",
+      "The Service Bus namespace: sb://<namespace host>/ and nothing more (no user information, port, path, query or fragment), an Azure Service Bus host (SERVICEBUS_HOST_SUFFIXES), no IP literal; loopback hosts, with a port or not, only where ALLOW_LOOPBACK_ENDPOINTS is true.",
   });
 
 const entityPathText = z.string().meta({
@@ -102,9 +107,10 @@ const deadLetterUriText = z
   .string()
   .max(2048)
   .meta({
-    pattern: `^https?://${PLAIN_AUTHORITY_PATTERN}/[^?#\\s]+$`,
+    // A host name over https without a port; http and a port for a loopback host only.
+    pattern: `^(?:https://${ADMITTED_HOST_NAME_PATTERN}|https?://${LOOPBACK_AUTHORITY_PATTERN})/[^?#\\s]+$`,
     description:
-      "The dead-letter blob container: https://<account>.blob.core.windows.net/<container> (STORAGE_HOST_SUFFIXES), with no query: no SAS token, the endpoint's identity is its credential. Where ALLOW_LOOPBACK_ENDPOINTS is true, loopback hosts path-style (/<account>/<container>) too.",
+      "The dead-letter blob container: https://<account>.blob.core.windows.net/<container> (STORAGE_HOST_SUFFIXES), with no user information, port, query or fragment: no SAS token, the endpoint's identity is its credential. Where ALLOW_LOOPBACK_ENDPOINTS is true, loopback hosts path-style (/<account>/<container>) too, over http or https, with a port or not.",
   });
 
 const keyBasedFields = {
@@ -151,21 +157,45 @@ export const endpointPutSchema = z.discriminatedUnion("authenticationType", [
 ]);
 
 /**
+ * A PATCH body of one kind, for the API description: `authenticationType`, when sent, is that kind,
+ * and no field of the other kind is sent (checkPatchKind refuses one, even `null`, whatever the
+ * stored endpoint's kind).
+ */
+function patchOfKind(kind: string, otherFields: readonly string[]) {
+  return {
+    properties: {
+      authenticationType: { const: kind },
+      ...Object.fromEntries(otherFields.map((field) => [field, false])),
+    },
+  };
+}
+
+/**
  * PATCH body: any subset of the fields of the endpoint's kind (the stored endpoint decides which,
  * endpoint-kinds.ts); `null` removes the dead-letter location. `authenticationType`, when sent,
- * must be the endpoint's.
+ * must be the endpoint's. A body mixing the kinds' fields is refused whatever the endpoint's kind,
+ * and the API description says so (an `anyOf` of the two kinds).
  */
-export const endpointPatchSchema = z.strictObject({
-  authenticationType: z.enum([KEY_BASED, IDENTITY_BASED]).optional(),
-  queuePrimaryConnectionString: connectionStringSchema.optional(),
-  queueSecondaryConnectionString: connectionStringSchema.optional(),
-  deadLetterStorageSecret: deadLetterSecretSchema.nullable().optional(),
-  endpointUri: endpointUriText.optional(),
-  entityPath: entityPathText.optional(),
-  deadLetterUri: deadLetterUriText.nullable().optional(),
-  identity: managedIdentitySchema.optional(),
-  ...echoes,
-});
+export const endpointPatchSchema = z
+  .strictObject({
+    authenticationType: z.enum([KEY_BASED, IDENTITY_BASED]).optional(),
+    queuePrimaryConnectionString: connectionStringSchema.optional(),
+    queueSecondaryConnectionString: connectionStringSchema.optional(),
+    deadLetterStorageSecret: deadLetterSecretSchema.nullable().optional(),
+    endpointUri: endpointUriText.optional(),
+    entityPath: entityPathText.optional(),
+    deadLetterUri: deadLetterUriText.nullable().optional(),
+    identity: managedIdentitySchema.optional(),
+    ...echoes,
+  })
+  .meta({
+    description:
+      "The fields of the endpoint's kind to change. A body never mixes the kinds: fields of the other kind, or another authenticationType, are a 400.",
+    anyOf: [
+      patchOfKind(KEY_BASED, Object.keys(identityBasedFields)),
+      patchOfKind(IDENTITY_BASED, Object.keys(keyBasedFields)),
+    ],
+  });
 
 const resourceBase = {
   id: z.string(),

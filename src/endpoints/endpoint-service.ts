@@ -3,7 +3,7 @@ import { InvalidRequestContent, PreconditionFailed, ResourceNotFound } from "../
 import { nameKey, sameName } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import type { Preconditions } from "../common/preconditions";
-import type { ResourceService } from "../common/resource-service";
+import type { LinkedAccess, ResourceService } from "../common/resource-service";
 import { type Actor, checkEchoedSystemData, type SystemData, stampSystemData } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
 import { type SecretBox, SecretsUnreadable } from "../secrets/secret-box";
@@ -29,7 +29,9 @@ import {
 import { checkPatchKind, refuseKindChange } from "./endpoint-kinds";
 import {
   type EndpointPath,
+  EVENT_ROUTE_READ_ACTION,
   endpointId,
+  eventRouteId,
   type InstancePath,
   instanceKey,
   twinsInstanceId,
@@ -290,11 +292,18 @@ export class EndpointService
     return this.toResource(document, shown);
   }
 
-  /** 409 while event routes name the endpoint: none is left pointing at nothing. */
-  delete(path: EndpointPath, preconditions: Preconditions): Promise<boolean> {
+  /**
+   * 409 while event routes name the endpoint: none is left pointing at nothing. With `access`, it
+   * names only the routes the caller may read, and counts the others.
+   */
+  delete(path: EndpointPath, preconditions: Preconditions, access?: LinkedAccess): Promise<boolean> {
     const address = addressOf(path);
+    const mayRead =
+      access &&
+      ((routeNameKey: string) =>
+        access.permits(EVENT_ROUTE_READ_ACTION, eventRouteId(twinsInstanceId(path), routeNameKey)));
     return this.writer.delete(address, preconditions, () =>
-      noRouteNames(this.routes, address.partitionKey, path.endpointName),
+      noRouteNames(this.routes, address.partitionKey, path.endpointName, mayRead),
     );
   }
 
@@ -467,7 +476,13 @@ export class EndpointService
    */
   private forDelivery(document: Stored<EndpointDocument>): DeliveryEndpoint {
     const id = endpointId(document.twinsInstanceId, document.name);
-    const base = { id, name: document.name, topic: document.topic, version: document._etag };
+    const base = {
+      id,
+      name: document.name,
+      topic: document.topic,
+      version: document._etag,
+      createdAt: document.createdAt,
+    };
     if (document.identityBased) return this.identityForDelivery(base, document.identityBased);
     let opened: EndpointSecrets;
     try {

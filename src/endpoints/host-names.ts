@@ -21,6 +21,27 @@ export interface Authority {
  */
 export const PLAIN_AUTHORITY_PATTERN = "([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::([1-9][0-9]{0,4}))?";
 const PLAIN_AUTHORITY = new RegExp(`^${PLAIN_AUTHORITY_PATTERN}$`);
+
+const LABEL_PATTERN = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const OCTET_PATTERN = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+const PORT_PATTERN =
+  "(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])";
+
+/**
+ * For the API description: a host name some deployment admits (endpoint-allow-list.ts), no port,
+ * as parseAuthority spells it. A name must end with one of the host suffixes, each two labels or
+ * more after a '.', the last starting with a letter (config.ts): so a name has three labels or
+ * more, the last starting with a letter, which no IP address in any spelling has. Not stated: the
+ * 253 characters a name may have, and which suffixes (a deployment's settings).
+ */
+export const ADMITTED_HOST_NAME_PATTERN = `(?:${LABEL_PATTERN}\\.){2,}[A-Za-z][A-Za-z0-9-]{0,61}[A-Za-z0-9]`;
+
+/**
+ * For the API description: a loopback host (isLoopback: localhost in any letter case, 127.0.0.0/8
+ * as a dotted quad, [::1]) and an optional port up to 65535, the one authority with a port the
+ * server admits, and only where ALLOW_LOOPBACK_ENDPOINTS is set.
+ */
+export const LOOPBACK_AUTHORITY_PATTERN = `(?:[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127(?:\\.${OCTET_PATTERN}){3}|\\[::1\\])(?::${PORT_PATTERN})?`;
 const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const MAX_PORT = 65535;
 const MAX_HOST_NAME_LENGTH = 253;

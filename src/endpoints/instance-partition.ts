@@ -65,21 +65,33 @@ export function routeQuotaScope(instancePartition: string, limit: number): Quota
 /**
  * For an endpoint's delete: refuses (409) while routes name the endpoint, else the route ledger
  * written back unchanged in the delete's batch, so a route made for it meanwhile fails one of them.
+ * The 409 names the routes `mayRead` lets it (by their names' keys; all when absent) and counts the
+ * others, without a name.
  */
 export function noRouteNames(
   ledger: QuotaLedger<RoutedDocument>,
   instancePartition: string,
   endpointName: string,
+  mayRead: (routeNameKey: string) => boolean = () => true,
 ): Promise<Alongside> {
   const endpointKey = nameKey(endpointName);
   return ledger.guard(instancePartition, ({ refersTo }) => {
     const routes = [...refersTo]
       .filter(([, endpoint]) => endpoint === endpointKey)
-      .map(([routeId]) => `'${routeNameKey(routeId)}'`);
+      .map(([routeId]) => routeNameKey(routeId));
     if (routes.length === 0) return;
     throw new ResourceConflict(
-      `The endpoint '${endpointName}' is named by the event route${routes.length > 1 ? "s" : ""} ${routes.join(", ")}; delete ${routes.length > 1 ? "them" : "it"}, or point ${routes.length > 1 ? "them" : "it"} at another endpoint, first.`,
+      `The endpoint '${endpointName}' is named by ${routesNamed(routes.filter(mayRead), routes.length)}; delete ${routes.length > 1 ? "them" : "it"}, or point ${routes.length > 1 ? "them" : "it"} at another endpoint, first.`,
       "EndpointInUse",
     );
   });
+}
+
+/** "the event routes 'a', 'b'", "the event route 'a' and 2 other routes", "2 event routes". */
+function routesNamed(readable: string[], count: number): string {
+  const others = count - readable.length;
+  const routes = (n: number) => (n > 1 ? "routes" : "route");
+  if (readable.length === 0) return count > 1 ? `${count} event routes` : "an event route";
+  const named = `the event ${routes(readable.length)} ${readable.map((name) => `'${name}'`).join(", ")}`;
+  return others === 0 ? named : `${named} and ${others} other ${routes(others)}`;
 }

@@ -3,11 +3,13 @@ import { InvalidRequestContent, ResourceNotFound } from "../common/errors";
 import { nameKey, sameName } from "../common/name-key";
 import { mapPage, type Page, type PageRequest } from "../common/page";
 import type { Preconditions } from "../common/preconditions";
-import type { ResourceService } from "../common/resource-service";
+import type { LinkedAccess, ResourceService } from "../common/resource-service";
 import { type Actor, checkEchoedSystemData, type SystemData, stampSystemData } from "../common/system-data";
 import type { Versioned } from "../common/versioned";
 import {
+  ENDPOINT_READ_ACTION,
   type EventRoutePath,
+  endpointId,
   eventRouteId,
   type InstancePath,
   instanceKey,
@@ -17,7 +19,7 @@ import { ROUTES_ONLY, routeDocumentId, routeLedger, routeQuotaScope } from "../e
 import { ConditionalWriter, type DocumentAddress } from "../store/conditional-writer";
 import { DocumentStore, type Stored } from "../store/document-store";
 import { onlyIds } from "../store/only-ids";
-import type { Alongside } from "../store/quota-ledger";
+import type { Alongside, JudgeReferent } from "../store/quota-ledger";
 import type { EventRoute, EventRoutePut } from "./event-route-schema";
 
 /**
@@ -47,6 +49,12 @@ function addressOf(path: EventRoutePath): DocumentAddress {
  * and a create or replace reads the route's endpoint in the same batch: a route is never stored
  * for an endpoint that is not, and an endpoint's delete (which writes the same ledger) is refused
  * while routes name it. `changed` hears of every write, so this host's delivery sees it at once.
+ *
+ * Moving a route to another endpoint, or deleting it, changes what the endpoint it named receives
+ * (one that no route names any more gets every event): with `access`, that needs the endpoint's
+ * read action too, asked of the endpoint the ledger says the route names in the very version the
+ * write's batch is conditional on, so a route another request moved meanwhile is judged where it
+ * went, never where this request first found it.
  */
 export class EventRouteService
   implements ResourceService<InstancePath, EventRoutePath, EventRoute, EventRoutePut, never>
@@ -92,6 +100,7 @@ export class EventRouteService
     body: EventRoutePut,
     preconditions: Preconditions,
     actor: Actor,
+    access?: LinkedAccess,
   ): Promise<{ versioned: Versioned<EventRoute>; created: boolean }> {
     checkEchoedFields(path, body);
     const now = new Date().toISOString();
@@ -113,6 +122,7 @@ export class EventRouteService
             systemData: stampSystemData(existing?.systemData, actor, now),
           };
         },
+        access && mayChangeWhatItReceives(path, access),
       );
       return { versioned: toResource(document), created };
     } finally {
@@ -120,13 +130,30 @@ export class EventRouteService
     }
   }
 
-  async delete(path: EventRoutePath, preconditions: Preconditions): Promise<boolean> {
+  async delete(path: EventRoutePath, preconditions: Preconditions, access?: LinkedAccess): Promise<boolean> {
     try {
-      return await this.writer.delete(addressOf(path), preconditions);
+      return await this.writer.delete(
+        addressOf(path),
+        preconditions,
+        undefined,
+        access && mayChangeWhatItReceives(path, access),
+      );
     } finally {
       this.changed(path);
     }
   }
+}
+
+/**
+ * The endpoint a route named before its write (the ledger's key of its name; none for a new route):
+ * 403 naming its id, whether or not it exists still, unless the caller may read it. The same
+ * endpoint the body names was judged already (src/http), and passes again.
+ */
+function mayChangeWhatItReceives(path: EventRoutePath, access: LinkedAccess): JudgeReferent {
+  return (endpointKey) => {
+    if (endpointKey !== undefined)
+      access.require(ENDPOINT_READ_ACTION, endpointId(twinsInstanceId(path), endpointKey));
+  };
 }
 
 /** A route's endpoint, read in the route's batch: the batch fails unless it exists then. */

@@ -3,6 +3,7 @@ import { type ArmId, parseArmId } from "../auth/arm-id";
 import { ANONYMOUS, type EntraPrincipal, type Principal } from "../auth/principal";
 import { requestSegments, scopePath } from "../auth/scope";
 import { AuthenticationFailed, AuthorizationFailed } from "../common/errors";
+import type { LinkedAccess } from "../common/resource-service";
 import type { Services } from "../services";
 import { queryValue } from "./query";
 import type { AuthLevel, Caller, RouteDefinition } from "./route";
@@ -98,10 +99,27 @@ export async function authorizeCaller(
  * deliveries of, a resource its roles do not reach. 403 naming that resource's id.
  */
 export function requireLinkedAccess(caller: Caller, action: string, resourceId: string): void {
-  if (caller.permits === undefined || caller.principal.kind !== "entra") return;
-  const target = parseArmId(resourceId);
-  if (target !== undefined && caller.permits(action, target)) return;
-  throw new AuthorizationFailed(caller.principal.objectId, action, resourceId);
+  linkedAccessOf(caller)?.require(action, resourceId);
+}
+
+/**
+ * The caller's rights on other resources, for a service to ask on what it finds stored when it
+ * writes (the endpoint a route named before its move or delete); undefined for a key caller.
+ * Ids are parsed and compared as typed ARM ids; one that does not parse is permitted nothing.
+ */
+export function linkedAccessOf(caller: Caller): LinkedAccess | undefined {
+  const { permits, principal } = caller;
+  if (permits === undefined || principal.kind !== "entra") return undefined;
+  const allows = (action: string, id: string) => {
+    const target = parseArmId(id);
+    return target !== undefined && permits(action, target);
+  };
+  return {
+    permits: allows,
+    require: (action, id) => {
+      if (!allows(action, id)) throw new AuthorizationFailed(principal.objectId, action, id);
+    },
+  };
 }
 
 async function authenticate(request: HttpRequest, services: Services): Promise<EntraPrincipal> {

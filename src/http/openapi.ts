@@ -60,7 +60,7 @@ function callerDescription(route: RouteDefinition, mode: AuthMode): string {
   if (route.authLevel === "anonymous") return KEY_DESCRIPTIONS.anonymous;
   if (mode === "keys") return KEY_DESCRIPTIONS[route.authLevel];
   const linked = route.doc.linkedAction
-    ? ` and \`${route.doc.linkedAction}\` at the resource the body names (403 naming its id)`
+    ? ` and \`${route.doc.linkedAction}\` at ${route.doc.linkedWhere ?? "the resource the body names"} (403 naming its id)`
     : "";
   return `Needs a bearer token whose principal holds a role allowing \`${route.action}\` at the resource it acts on or above (for a role assignment, its scope)${linked}.`;
 }
@@ -82,7 +82,7 @@ function responseHeaders(extra: readonly ResponseHeader[] = []): JsonObject {
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, holds a lone surrogate or a number beyond a double (RFC 7493), a body that is not UTF-8, a malformed If-Match or If-None-Match, a query parameter given twice with different values (code too), and a $skipToken of another list are refused too) or InvalidApiVersionParameter",
+  400: "InvalidRequestContent (details list every failing field; JSON that repeats a member name, holds a lone surrogate or a number beyond a double (RFC 7493), a body that is not UTF-8, a malformed If-Match or If-None-Match, a query parameter given twice with different values (code too), a $skipToken of another list, and an OData option ($orderby, $select, $expand, …) the operation does not take are refused too), InvalidFilter (a $filter the operation does not take: only role-assignment lists take one, of the forms their $filter parameter gives) or InvalidApiVersionParameter",
   401: "AuthenticationFailed (no bearer token) or InvalidAuthenticationToken (WWW-Authenticate says why)",
   403: "AuthorizationFailed: the caller's role assignments do not allow the action at this path (whether or not the resource exists)",
   404: "ResourceNotFound: the resource does not exist, or the path matches no route of this document",
@@ -166,6 +166,8 @@ function parameters(route: RouteDefinition, method: string): JsonObject[] {
       },
     );
   }
+  for (const parameter of doc.queryParameters ?? [])
+    list.push({ in: "query", required: false, ...parameter });
   const conditional: Record<string, string> = {
     "If-Match":
       method === "get"

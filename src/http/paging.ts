@@ -30,6 +30,9 @@ export function listIdentity(route: string, params: Readonly<Record<string, stri
     .slice(0, 22);
 }
 
+/** The query options every list takes (query.ts refuses any other `$` name a list has not added). */
+export const PAGING_OPTIONS: readonly string[] = ["$top", "$skipToken"];
+
 /** $top and $skipToken, their names in any letter case (as ARM reads them); `list` is listIdentity's. */
 export function readPageRequest(request: HttpRequest, list: string): PageRequest {
   const top = queryValue(request, "$top");

@@ -1,5 +1,5 @@
 import type { HttpRequest } from "@azure/functions";
-import { InvalidRequestContent } from "../common/errors";
+import { InvalidFilter, InvalidRequestContent } from "../common/errors";
 
 /** Lower-cases A-Z only: `$ſkipToken` or a Kelvin sign must not pass for a name ARM would not take. */
 function asciiLower(text: string): string {
@@ -48,4 +48,27 @@ export function queryValue(
 export function deleteQueryNames(url: URL, names: readonly string[]): void {
   const doomed = [...url.searchParams.keys()].filter((key) => names.some((name) => sameQueryName(key, name)));
   for (const key of new Set(doomed)) url.searchParams.delete(key);
+}
+
+/**
+ * Refuses a query parameter named with `$` (OData's options: `$filter`, `$orderby`, `$select`,
+ * `$expand`, `$skip`, `$count`, `$search`, …), in any letter case, that the operation does not take
+ * (`taken`): each would change the answer where it is honoured, so none is ignored. `$filter` is
+ * InvalidFilter, any other InvalidRequestContent, with the parameter as `target`. Other unknown
+ * names are ignored, as ARM ignores them.
+ */
+export function refuseUntakenOptions(request: HttpRequest, taken: readonly string[]): void {
+  if (!request.url.includes("?")) return;
+  for (const key of queryOf(request).keys()) {
+    if (!key.startsWith("$") || taken.some((name) => sameQueryName(key, name))) continue;
+    const takes = taken.length === 0 ? "it takes none" : `it takes ${taken.join(", ")}`;
+    if (sameQueryName(key, "$filter"))
+      throw new InvalidFilter(`This operation takes no $filter: ${takes}.`, "$filter");
+    // The name as sent when it is a plain one; a message never carries arbitrary text.
+    const name = /^\$[A-Za-z]{1,32}$/.test(key) ? key : "$";
+    throw new InvalidRequestContent(
+      `The query parameter '${name}' is not supported by this operation (${takes}); it would change the answer, so it is not ignored.`,
+      name,
+    );
+  }
 }

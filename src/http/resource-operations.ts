@@ -6,10 +6,11 @@ import type { ResourceService } from "../common/resource-service";
 import { type z, z as zod } from "../common/zod";
 import type { Services } from "../services";
 import { checkApiVersion } from "./api-version";
-import { requireLinkedAccess } from "./caller";
+import { linkedAccessOf, requireLinkedAccess } from "./caller";
 import { readPreconditions } from "./conditional";
 import { camelCaseKeys } from "./field-names";
-import { listBody, listIdentity, readPageRequest } from "./paging";
+import { listBody, listIdentity, PAGING_OPTIONS, readPageRequest } from "./paging";
+import { refuseUntakenOptions } from "./query";
 import { JSON_ONLY, type MediaTypes, PATCH_MEDIA_TYPES, readJsonObjectBody } from "./request-body";
 import { deleted, jsonResponse, noContent, notModified } from "./responses";
 import type { RouteOperation } from "./route";
@@ -45,12 +46,15 @@ export interface ResourceSpec<CollectionPath, ItemPath, Resource, Put, Patch> {
   /**
    * Another resource a write names, which the caller must be allowed `action` on too
    * (requireLinkedAccess): `id` gives it from a PUT body, `patchId` from a PATCH body; undefined
-   * when the body names none.
+   * when the body names none. `stored` says, for the API description, where the service asks
+   * `action` of what is stored as well (it gets the caller's access with every PUT and DELETE):
+   * on a PUT, besides the resource the body names, and on a DELETE.
    */
   linked?: {
     action: string;
     id: (path: ItemPath, body: Put) => string | undefined;
     patchId?: (path: ItemPath, body: Patch) => string | undefined;
+    stored?: { put: string; delete: string };
   };
 }
 
@@ -125,6 +129,7 @@ export function listRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rou
     },
     handler: async (request, _context, services, caller) => {
       checkApiVersion(request, spec.apiVersions);
+      refuseUntakenOptions(request, PAGING_OPTIONS);
       const path = parseOrThrow(spec.collectionPath, request.params);
       const list = listIdentity(spec.collectionRoute, request.params);
       // A caller who may read some items only lists those: the store pages through them alone, so
@@ -163,6 +168,7 @@ export function getRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
     },
     handler: async (request, _context, services) => {
       const path = itemPathOf(spec, request);
+      refuseUntakenOptions(request, []);
       // Read before the store is: a malformed header is a 400 whether or not the resource exists.
       const { ifMatch, ifNoneMatch } = readPreconditions(request, ["If-Match", "If-None-Match"]);
       const { resource, etag } = await spec.service(services).get(path);
@@ -188,6 +194,9 @@ export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
       ],
       errors: [400, 409, 412, 413, 415],
       ...(spec.linked && { linkedAction: spec.linked.action }),
+      ...(spec.linked?.stored && {
+        linkedWhere: `the resource the body names and ${spec.linked.stored.put}`,
+      }),
     },
     handler: async (request, _context, services, caller) => {
       const path = itemPathOf(spec, request);
@@ -202,7 +211,7 @@ export function putRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): Rout
       if (spec.linked && linked !== undefined) requireLinkedAccess(caller, spec.linked.action, linked);
       const { versioned, created } = await spec
         .service(services)
-        .put(path, put, preconditions, actorOf(caller.principal));
+        .put(path, put, preconditions, actorOf(caller.principal), linkedAccessOf(caller));
       return jsonResponse(created ? 201 : 200, versioned.resource, versioned.etag);
     },
   };
@@ -256,11 +265,15 @@ export function deleteRoute<C, I, R, P, Q>(spec: ResourceSpec<C, I, R, P, Q>): R
         { status: 204, description: "There was nothing to delete" },
       ],
       errors: spec.deleteConflict ? [400, 409, 412] : [400, 412],
+      ...(spec.linked?.stored && {
+        linkedAction: spec.linked.action,
+        linkedWhere: spec.linked.stored.delete,
+      }),
     },
-    handler: async (request, _context, services) => {
+    handler: async (request, _context, services, caller) => {
       const existed = await spec
         .service(services)
-        .delete(itemPathOf(spec, request), readPreconditions(request));
+        .delete(itemPathOf(spec, request), readPreconditions(request), linkedAccessOf(caller));
       return existed ? deleted() : noContent();
     },
   };

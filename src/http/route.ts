@@ -46,6 +46,15 @@ export interface ResponseDoc {
   headers?: readonly ResponseHeader[];
 }
 
+/** An optional query parameter a route takes, besides api-version and paging. */
+export interface QueryParameterDoc {
+  name: string;
+  description: string;
+  /** Its JSON Schema (2020-12), as the server reads it. */
+  schema: Record<string, unknown>;
+  examples?: Record<string, { summary: string; value: string }>;
+}
+
 /**
  * What the OpenAPI description says of a route: written next to the route, from the same zod
  * schemas the handler validates with, so the document cannot drift from the code.
@@ -61,6 +70,8 @@ export interface RouteDoc {
   apiVersions?: readonly string[];
   /** A list route: $top and $skipToken. */
   paged?: boolean;
+  /** More query parameters the route takes (a role-assignment list's $filter), as OpenAPI writes them. */
+  queryParameters?: readonly QueryParameterDoc[];
   /** The conditional headers the handler reads (none when absent). */
   conditionalHeaders?: readonly ConditionalHeader[];
   requestBody?: {
@@ -73,8 +84,10 @@ export interface RouteDoc {
   responses: ResponseDoc[];
   /** Error statuses this route can answer, besides 401 and 503, which every keyed route can. */
   errors: number[];
-  /** The action a bearer caller needs on the resource the body names, too (a linked access check). */
+  /** The action a bearer caller needs on another resource too (a linked access check). */
   linkedAction?: string;
+  /** Which resource that is, in words (default: "the resource the body names"). */
+  linkedWhere?: string;
 }
 
 /** What a route's handler module provides: the handler and what the API description says of it. */

@@ -1,4 +1,4 @@
-import type { Container } from "@azure/cosmos";
+import type { Container, SqlParameter } from "@azure/cosmos";
 import { type RoleDefinition, roleById, roleByName, roleDefinitionId } from "../auth/role-definitions";
 import { scopeKeyOf, scopePath } from "../auth/scope";
 import { invalidRequest, ResourceConflict, ResourceNotFound, ServiceUnavailable } from "../common/errors";
@@ -17,6 +17,7 @@ import {
 import { Conflict } from "../store/cosmos-errors";
 import type { DocumentStore, Stored } from "../store/document-store";
 import { AssignmentClaims, type AssignmentTuple, abandoned, sameTuple } from "./assignment-claims";
+import { type AssignmentFilter, NO_FILTER } from "./assignment-filter";
 import type { RoleAssignment, RoleAssignmentPut } from "./role-assignment-schema";
 import { type RoleAssignmentDocument, roleAssignmentStore } from "./role-assignment-store";
 
@@ -116,15 +117,33 @@ export class RoleAssignmentService
     this.claims = new AssignmentClaims(container);
   }
 
-  async list(path: AssignmentScope, page: PageRequest): Promise<Page<RoleAssignment>> {
-    // At the scope and every scope above it, as ARM's atScope() lists.
+  /**
+   * One page of the assignments at the scope and every scope above it (as ARM's atScope() lists),
+   * or as `filter` says (assignment-filter.ts): one principal's, and those below the scope too.
+   * `_only` is never given: a list of assignments shows all or answers 403.
+   */
+  async list(
+    path: AssignmentScope,
+    page: PageRequest,
+    _only?: readonly string[],
+    filter: AssignmentFilter = NO_FILTER,
+  ): Promise<Page<RoleAssignment>> {
     const key = scopeKeyOf(path.scope);
     const prefixes = key.map((_, index) => scopePath(key.slice(0, index + 1)));
+    const parameters: SqlParameter[] = [{ name: "@prefixes", value: ["/", ...prefixes] }];
+    let where = "ARRAY_CONTAINS(@prefixes, c.scopeKeyPath)";
+    if (filter.below) {
+      // Below: a scope whose key path goes on from this one's at a segment boundary (the root's is "/").
+      where = `(${where} OR STARTSWITH(c.scopeKeyPath, @below))`;
+      parameters.push({ name: "@below", value: key.length === 0 ? "/" : `${scopePath(key)}/` });
+    }
+    if (filter.principalId !== undefined) {
+      // Both lower-cased GUIDs: put() stores principal ids so, and the filter's are read so.
+      where += " AND c.principalId = @principal";
+      parameters.push({ name: "@principal", value: filter.principalId });
+    }
     const result = await this.documents.queryPage(
-      {
-        query: "SELECT * FROM c WHERE ARRAY_CONTAINS(@prefixes, c.scopeKeyPath) ORDER BY c.id",
-        parameters: [{ name: "@prefixes", value: ["/", ...prefixes] }],
-      },
+      { query: `SELECT * FROM c WHERE ${where} ORDER BY c.id`, parameters },
       page,
     );
     return mapPage(result, (document) => toResource(document).resource);
@@ -211,7 +230,11 @@ export class RoleAssignmentService
 
   async delete(path: AssignmentPath, preconditions: Preconditions): Promise<boolean> {
     const existing = await this.readAt(path);
-    if (!existing) return false;
+    if (!existing) {
+      // If-Match (even `*`) on an assignment that is not there fails (412), as every kind's DELETE does.
+      checkPreconditions(preconditions, undefined);
+      return false;
+    }
     const deleted = await this.writer.delete(addressOf(path), preconditions);
     this.onChange(existing.principalId);
     // The tuple is free for another name now (a crash before this leaves a claim a PUT takes over).

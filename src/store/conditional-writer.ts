@@ -2,7 +2,7 @@ import { PreconditionFailed, ServiceUnavailable } from "../common/errors";
 import { checkPreconditions, hasPreconditions, type Preconditions } from "../common/preconditions";
 import { Conflict } from "./cosmos-errors";
 import type { DeleteOutcome, DocumentStore, Stored } from "./document-store";
-import type { MakeAlongside, QuotaLedger, QuotaScope } from "./quota-ledger";
+import type { JudgeReferent, MakeAlongside, QuotaLedger, QuotaScope } from "./quota-ledger";
 
 /** Where one resource lives: its document id and partition key. */
 export interface DocumentAddress {
@@ -53,13 +53,16 @@ export class ConditionalWriter<T extends { id: string }> {
 
   /**
    * Creates or replaces; `build` gets the current version (if any) and the address the new body
-   * must carry (its id and partition key), and returns the new body.
+   * must carry (its id and partition key), and returns the new body. `judge`, for a resource whose
+   * ledger keeps what each refers to, judges what a replace changes that from (JudgeReferent).
    */
   async put(
     address: DocumentAddress,
     preconditions: Preconditions,
     build: (existing: Stored<T> | undefined, address: DocumentAddress) => T,
+    judge?: JudgeReferent,
   ): Promise<{ document: Stored<T>; created: boolean }> {
+    this.mustKeepReferences(judge);
     const conditional = hasPreconditions(preconditions);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       await pause(attempt);
@@ -67,7 +70,7 @@ export class ConditionalWriter<T extends { id: string }> {
       checkPreconditions(preconditions, existing?._etag);
       if (existing) {
         const replaced = await replaceUnlessRaced(
-          this.replacer(address),
+          this.replacer(address, judge),
           build(existing, address),
           conditional ? existing._etag : undefined,
           conditional,
@@ -121,13 +124,16 @@ export class ConditionalWriter<T extends { id: string }> {
     preconditions: Preconditions,
     /** What is written in the counted delete's batch (an endpoint: the route ledger, as checked). */
     alongside?: MakeAlongside,
+    /** Judges what the resource referred to, as the ledger the delete is written on says (JudgeReferent). */
+    judge?: JudgeReferent,
   ): Promise<boolean> {
+    this.mustKeepReferences(judge);
     if (!hasPreconditions(preconditions))
-      return (await this.deleteVersion(address, undefined, alongside)) === "deleted";
+      return (await this.deleteVersion(address, undefined, alongside, judge)) === "deleted";
     const existing = await this.documents.read(address.id, address.partitionKey);
     checkPreconditions(preconditions, existing?._etag);
     if (!existing) return false;
-    const outcome = await this.deleteVersion(address, existing._etag, alongside);
+    const outcome = await this.deleteVersion(address, existing._etag, alongside, judge);
     if (outcome === "deleted") return true;
     // The version the client's If-Match named is gone: another request deleted or replaced it.
     throw new PreconditionFailed(
@@ -145,12 +151,12 @@ export class ConditionalWriter<T extends { id: string }> {
   }
 
   /** Where a replace goes: through the ledger when it keeps what members refer to, else to the store. */
-  private replacer(address: DocumentAddress): Pick<DocumentStore<T>, "replace"> {
+  private replacer(address: DocumentAddress, judge?: JudgeReferent): Pick<DocumentStore<T>, "replace"> {
     const { quota } = this;
     if (quota === undefined || !quota.ledger.keepsReferences) return this.documents;
     return {
       replace: (document, etag) =>
-        quota.ledger.replace(document, etag, quota.scopeOf(address), quota.alongsideWrite?.(document)),
+        quota.ledger.replace(document, etag, quota.scopeOf(address), quota.alongsideWrite?.(document), judge),
     };
   }
 
@@ -158,10 +164,17 @@ export class ConditionalWriter<T extends { id: string }> {
     address: DocumentAddress,
     etag: string | undefined,
     alongside: MakeAlongside | undefined,
+    judge?: JudgeReferent,
   ): Promise<DeleteOutcome> {
     const { quota } = this;
     if (quota === undefined) return this.documents.delete(address.id, address.partitionKey, etag);
-    return quota.ledger.delete(address.id, etag, quota.scopeOf(address), alongside);
+    return quota.ledger.delete(address.id, etag, quota.scopeOf(address), alongside, judge);
+  }
+
+  /** A judge of what a resource refers to needs a ledger that keeps it: never silently unjudged. */
+  private mustKeepReferences(judge: JudgeReferent | undefined): void {
+    if (judge !== undefined && !this.quota?.ledger.keepsReferences)
+      throw new Error(`The ${this.describe}'s writer keeps no references to judge.`);
   }
 
   private contention(): ServiceUnavailable {

@@ -72,6 +72,14 @@ export interface Alongside {
 
 export type MakeAlongside = () => Promise<Alongside | undefined>;
 
+/**
+ * Judges what a member referred to before a replace or a delete of it changes that (an event
+ * route: the endpoint it named), as the ledger the write's batch is conditional on says; undefined
+ * when it was no member. Throws to refuse, and nothing is written. Called on every attempt, so a
+ * write that lost a race to another is judged again on what the other left.
+ */
+export type JudgeReferent = (referredTo: string | undefined) => void;
+
 const MAX_ATTEMPTS = 60;
 
 /**
@@ -156,8 +164,10 @@ export class QuotaLedger<T extends { id: string }> {
     etag: string | undefined,
     scope: QuotaScope,
     alongside?: MakeAlongside,
+    judge?: JudgeReferent,
   ): Promise<Stored<T>> {
     return this.write(scope, alongside, (ledger) => {
+      judge?.(this.referentOf(ledger, document.id));
       this.remember(ledger, document);
       const operation: OperationInput =
         etag === undefined
@@ -180,9 +190,11 @@ export class QuotaLedger<T extends { id: string }> {
     etag: string | undefined,
     scope: QuotaScope,
     alongside?: MakeAlongside,
+    judge?: JudgeReferent,
   ): Promise<DeleteOutcome> {
     try {
       return await this.write(scope, alongside, (ledger) => {
+        judge?.(this.referentOf(ledger, id));
         ledger.members.delete(id);
         ledger.refersTo.delete(id);
         return {
@@ -247,6 +259,11 @@ export class QuotaLedger<T extends { id: string }> {
       await pause(attempt);
     }
     throw this.contention(scope);
+  }
+
+  /** What the member `id` refers to in this version of the ledger (undefined: no member, or none kept). */
+  private referentOf(ledger: Ledger, id: string): string | undefined {
+    return ledger.members.has(id) ? ledger.refersTo.get(id) : undefined;
   }
 
   private remember(ledger: Ledger, document: T): void {

@@ -1,5 +1,6 @@
 import * as http from "node:http";
 import fc from "fast-check";
+import { MAX_BODY_BYTES } from "../../src/http/request-body";
 import type { RouteDefinition } from "../../src/http/route";
 
 /** Requests as they go on the wire (node:http, so paths and headers are sent exactly as built). */
@@ -160,6 +161,12 @@ export interface Exchange {
   sent: { target: string; headers: Record<string, string | string[]>; bodyBytes: number };
   answer?: Answer;
   failure?: string;
+  /**
+   * The host closed the connection while a body over its limit was still being sent, before its
+   * answer reached this client: the early refusal RFC 9110 §15.5.14 allows after a 413 (the 413 may
+   * be lost in the reset), not a fault. Only a body over the limit may end so (checks.ts).
+   */
+  closedEarly?: boolean;
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
@@ -194,7 +201,9 @@ export async function send(baseUrl: string, request: FuzzRequest, memory: Memory
     memory.remember(path, answer);
     return { request, sent, answer };
   } catch (error) {
-    return { request, sent, failure: (error as Error).message };
+    const failure = (error as Error).message;
+    const early = body !== undefined && body.length > MAX_BODY_BYTES && /^(EPIPE|ECONNRESET):/.test(failure);
+    return { request, sent, failure, ...(early && { closedEarly: true }) };
   }
 }
 

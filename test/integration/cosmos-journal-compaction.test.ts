@@ -59,21 +59,28 @@ async function open(dir: string, crashAt?: { step: CompactionStep; armed: () => 
   return { server, container };
 }
 
-/** Writers creating and deleting until `stop()` or the server stops answering; what it answered. */
-async function write(container: Container, prefix: string, stop: () => boolean) {
+/**
+ * Writers creating and deleting until `stop()` or the server stops answering: `done`, what it
+ * answered, and `answered()`, how many answers so far (a test waits for some, not for a time: a
+ * loaded machine may answer none in any given 150 ms).
+ */
+function write(container: Container, prefix: string, stop: () => boolean) {
   const present = new Set<string>();
   const deleted = new Set<string>();
-  await Promise.all(
+  let answers = 0;
+  const done = Promise.all(
     Array.from({ length: 6 }, async (_, writer) => {
       for (let step = 0; !stop(); step++) {
         const id = `${prefix}-${writer}-${step}`;
         try {
           await container.items.create({ id, value: step });
           present.add(id);
+          answers++;
           if (step % 3 === 2) {
             await container.item(id, id).delete();
             present.delete(id);
             deleted.add(id);
+            answers++;
           }
         } catch {
           // Sent, never answered: the crash may have kept it or not.
@@ -83,8 +90,13 @@ async function write(container: Container, prefix: string, stop: () => boolean) 
         }
       }
     }),
-  );
-  return { present, deleted };
+  ).then(() => ({ present, deleted }));
+  return { done, answered: () => answers };
+}
+
+/** Resolves once `writes` has had `count` answers. */
+async function answeredAtLeast(writes: { answered(): number }, count: number): Promise<void> {
+  while (writes.answered() < count) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 async function ids(container: Container): Promise<Set<string>> {
@@ -100,21 +112,21 @@ describe.each(STEPS)("a crash during compaction at %s", (step) => {
     // One compaction that completes, then the one that crashes, with writes all along.
     let stopped = false;
     const beforeWrites = write(first.container, "a", () => stopped);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await answeredAtLeast(beforeWrites, 12);
     const store = first.server.store as NonNullable<typeof first.server.store>;
     await store.compact();
     stopped = true;
-    const before = await beforeWrites;
+    const before = await beforeWrites.done;
     // These run until the crash: the server answers nothing after it.
     const duringWrites = write(first.container, "b", () => false);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await answeredAtLeast(duringWrites, 12);
     armed = true;
     const compaction = await store.compact().then(
       () => "finished",
       (error: Error) => error.message,
     );
     expect(compaction).toBe(`crashed at ${step}`);
-    const during = await duringWrites;
+    const during = await duringWrites.done;
     await first.server.close();
 
     const second: { server: RunningCosmosServer; container: Container } = await open(dir);

@@ -116,6 +116,32 @@ it("answers 400 listing every bad event by index, and queues nothing", async () 
   expect(await drainQueue()).toEqual([]);
 });
 
+it("answers 400 for an event with both data and data_base64, naming it by index and both fields, and queues nothing", async () => {
+  // CloudEvents JSON format: the two are mutually exclusive. Delivery would send the bytes of
+  // data_base64 and drop data; data null is data present all the same.
+  for (const data of [{ value: "dropped" }, null]) {
+    const response = await post([event("good"), event("both", { data, data_base64: "AAE=" })]);
+    const error = await expectArmError(response, 400, "InvalidRequestContent", "[1]");
+    expect(error.details).toEqual([
+      {
+        code: "MutuallyExclusiveProperties",
+        message: expect.stringMatching(/^Event 1 has both 'data' and 'data_base64'/),
+        target: "[1]",
+      },
+    ]);
+  }
+  expect(await drainQueue()).toEqual([]);
+  // Either alone is taken.
+  const alone = [event("data-only"), event("bytes-only", { data: undefined, data_base64: "AAE=" })];
+  expect(await (await post(alone)).json()).toEqual({ accepted: 2 });
+  const [message] = await drainQueue();
+  expect(message?.events).toEqual([
+    expect.objectContaining({ id: "data-only", data: { value: "data-only" } }),
+    expect.objectContaining({ id: "bytes-only", data_base64: "AAE=" }),
+  ]);
+  expect(message?.events[1]).not.toHaveProperty("data");
+});
+
 it("answers 415 for a content type that is not a CloudEvents JSON type", async () => {
   await expectArmError(await post(event("x"), "text/plain"), 415, "UnsupportedMediaType");
   await expectArmError(await post(event("x"), "application/merge-patch+json"), 415, "UnsupportedMediaType");

@@ -1,7 +1,7 @@
 import { QueueClient } from "@azure/storage-queue";
 import { expectArmError } from "../support/arm";
 import { sharedStandIns } from "../support/stand-ins-env";
-import { FUNCTION_KEY, startTestHost, type TestHost } from "../support/test-host";
+import { FUNCTION_KEY, MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 
 // Issue 28, item 6 ("exact forms"), over the wire: what the service cannot carry exactly is
 // refused when it arrives, never changed on the way (a lone surrogate becomes U+FFFD, 1e400
@@ -167,6 +167,46 @@ describe("If-Match compares strongly: a weak tag never matches (RFC 9110 §13.1.
       "PreconditionFailed",
       "If-None-Match",
     );
+  });
+});
+
+describe("the re-seal's body: left out, or the object it documents", () => {
+  // Issue 40, item 6: a JSON null body was read as no body at all.
+  const reseal = (body?: string) =>
+    host.request("/providers/TwinResources/resealSecrets", {
+      method: "POST",
+      key: MASTER_KEY,
+      ...(body !== undefined && { body }),
+    });
+
+  it.each(["null", "[]", '"dryRun"', "true", "0", '{"dryRun":"yes"}', '{"dryRun":null}', '{"force":true}'])(
+    "%s: 400, as any operation answers a body that is not what it documents",
+    async (body) => {
+      await expectArmError(await reseal(body), 400, "InvalidRequestContent");
+    },
+  );
+
+  it.each([undefined, "{}", '{"dryRun":true}'])("%s: 200", async (body) => {
+    const response = await reseal(body);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toHaveProperty("currentKeyId");
+  });
+});
+
+describe("a redelivery's body: left out, or the object it documents", () => {
+  // The same as the re-seal's: JSON null was read as no body at all, and redelivered everything.
+  const redeliver = (body?: string) =>
+    host.request(
+      "/subscriptions/00000000-0000-0000-0000-0000000000f0/resourceGroups/rg/providers/Microsoft.DigitalTwins/digitalTwinsInstances/forms/endpoints/none/redeliverDeadLetters",
+      { method: "POST", ...(body !== undefined && { body }) },
+    );
+
+  it.each(["null", "[]", "0", '{"from":null}'])("%s: 400 before anything is looked up", async (body) => {
+    await expectArmError(await redeliver(body), 400, "InvalidRequestContent");
+  });
+
+  it.each([undefined, "{}"])("%s: read as no window (the endpoint is missing: 404)", async (body) => {
+    expect((await redeliver(body)).status).toBe(404);
   });
 });
 

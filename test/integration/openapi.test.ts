@@ -236,6 +236,82 @@ it("is as strict as the server on request bodies and parameters", () => {
   for (const tag of ['"abc"', 'W/"abc", "def"', "*"]) expect(validate(ifMatch.schema, tag)).toBeUndefined();
 });
 
+it("states the rules the server enforces on IdentityBased URIs, PATCH bodies mixing kinds and event payloads", () => {
+  const endpointPath = Object.keys(document.paths).find((path) => path.endsWith("/endpoints/{endpointName}"));
+  const item = document.paths[endpointPath as string];
+  const identityBased = item.put.requestBody.content["application/json"].schema.anyOf.find(
+    (member: Json) => member.properties.authenticationType.const === "IdentityBased",
+  );
+  const identityBody = {
+    authenticationType: "IdentityBased",
+    endpointUri: "sb://contoso.servicebus.windows.net/",
+    entityPath: "t",
+    deadLetterUri: "https://contoso.blob.core.windows.net/dead",
+  };
+  for (const good of [
+    identityBody,
+    { ...identityBody, endpointUri: "sb://127.0.0.1:5672/" },
+    { ...identityBody, deadLetterUri: "http://127.0.0.1:10000/devstoreaccount1/dead" },
+  ]) {
+    expect(validate(identityBased, good)).toBeUndefined();
+  }
+  // A plain host: no user information, port (but a loopback one's), IP address, query or fragment;
+  // https for a cloud host.
+  for (const endpointUri of [
+    "sb://user@contoso.servicebus.windows.net/",
+    "sb://contoso.servicebus.windows.net:5671/",
+    "sb://10.0.0.1/",
+    "sb://contoso.servicebus.windows.net/?x=1",
+  ]) {
+    expect(validate(identityBased, { ...identityBody, endpointUri })).toBeDefined();
+  }
+  for (const deadLetterUri of [
+    "http://contoso.blob.core.windows.net/dead",
+    "https://contoso.blob.core.windows.net:443/dead",
+    "https://user:password@contoso.blob.core.windows.net/dead",
+    "https://10.1.2.3/devstoreaccount1/dead",
+    "https://contoso.blob.core.windows.net/dead#f",
+  ]) {
+    expect(validate(identityBased, { ...identityBody, deadLetterUri })).toBeDefined();
+  }
+
+  // A PATCH never mixes the kinds, whatever the endpoint's kind (the server refuses it either way).
+  const patch = item.patch.requestBody.content["application/merge-patch+json"].schema;
+  const connection =
+    "Endpoint=sb://contoso.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=a2V5;EntityPath=t";
+  for (const good of [
+    {},
+    { queuePrimaryConnectionString: connection, deadLetterStorageSecret: null },
+    { authenticationType: "IdentityBased", entityPath: "u", deadLetterUri: null },
+  ]) {
+    expect(validate(patch, good)).toBeUndefined();
+  }
+  for (const mixed of [
+    { queuePrimaryConnectionString: connection, entityPath: "u" },
+    { endpointUri: identityBody.endpointUri, deadLetterStorageSecret: null },
+    { authenticationType: "KeyBased", entityPath: "u" },
+    { authenticationType: "IdentityBased", queueSecondaryConnectionString: connection },
+  ]) {
+    expect(validate(patch, mixed)).toBeDefined();
+  }
+
+  // An event carries data or data_base64, never both (CloudEvents JSON format).
+  const ingest = Object.values(document.paths)
+    .map((operations) => (operations as Json).post)
+    .find((operation) => operation?.operationId === "twinEvents-ingest");
+  const events = ingest.requestBody.content["application/cloudevents-batch+json"].schema;
+  const event = { id: "e", source: "/s", specversion: "1.0", type: "t" };
+  for (const good of [{ ...event, data: { v: 1 } }, { ...event, data_base64: "AAE=" }, event]) {
+    expect(validate(events, good)).toBeUndefined();
+    expect(validate(events, [good])).toBeUndefined();
+  }
+  for (const data of [{ v: 1 }, null]) {
+    const both = { ...event, data, data_base64: "AAE=" };
+    expect(validate(events, both)).toBeDefined();
+    expect(validate(events, [{ ...event, data }, both])).toBeDefined();
+  }
+});
+
 it("sends ETag where it declares it, and not on lists", async () => {
   await host.request("/authenticationProfiles/etagged", {
     method: "PUT",

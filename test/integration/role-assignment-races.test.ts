@@ -1,9 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Server } from "node:https";
-import type { AddressInfo } from "node:net";
-import { loadCosmosServerWithAtomicBatch } from "../../dev/stand-ins/cosmos-atomic-batch";
-import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
+import type { IncomingMessage } from "node:http";
 import { type OpenIdIssuer, principalObjectId } from "../../dev/stand-ins/openid-issuer";
 import {
   type AssignmentTuple,
@@ -17,6 +13,7 @@ import { CONTAINERS } from "../../src/store/containers";
 import { DocumentStore, type Stored } from "../../src/store/document-store";
 import { expectArmError } from "../support/arm";
 import { ADMIN, adminEntraSettings, asPrincipal } from "../support/entra-host";
+import { type HoldingCosmos, startHoldingCosmos } from "../support/holding-cosmos";
 import { startTestHost, type TestHost } from "../support/test-host";
 import { startTestIssuer } from "../support/test-issuer";
 
@@ -31,35 +28,6 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const RACERS = 10;
 const TRIALS = 10;
 
-interface Hold {
-  /** Settles when the held request has come. */
-  reached: Promise<void>;
-  /** Lets it through to the server. */
-  release(): void;
-}
-
-type Listener = (request: IncomingMessage, response: ServerResponse) => void;
-const holds: {
-  matches: (request: IncomingMessage) => boolean;
-  reached: () => void;
-  released: Promise<void>;
-}[] = [];
-
-/** Holds the next request to the Cosmos DB server that `matches`, before the server reads it. */
-function holdWhere(matches: (request: IncomingMessage) => boolean): Hold {
-  let reached = () => {};
-  let release = () => {};
-  const hold = {
-    matches,
-    reached: () => reached(),
-    released: new Promise<void>((resolve) => {
-      release = resolve;
-    }),
-  };
-  holds.push(hold);
-  return { reached: new Promise<void>((resolve) => (reached = resolve)), release: () => release() };
-}
-
 /** The create of the assignment document `name` (its partition key is its name). */
 const createOf = (name: string) => (request: IncomingMessage) =>
   request.method === "POST" &&
@@ -71,28 +39,16 @@ const createOf = (name: string) => (request: IncomingMessage) =>
 const claimDelete = (request: IncomingMessage) =>
   request.method === "DELETE" && request.url?.includes("/docs/claim-") === true;
 
-let cosmos: Server;
+let cosmos: HoldingCosmos;
 let issuer: OpenIdIssuer;
 let hosts: [TestHost, TestHost];
 
 beforeAll(async () => {
-  cosmos = loadCosmosServerWithAtomicBatch().createHttpsServer({ keepAlive: true });
-  const serve = cosmos.listeners("request") as Listener[];
-  cosmos.removeAllListeners("request");
-  cosmos.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    const index = holds.findIndex((hold) => hold.matches(request));
-    const [hold] = index < 0 ? [] : holds.splice(index, 1);
-    hold?.reached();
-    void (hold?.released ?? Promise.resolve()).then(() => {
-      for (const listener of serve) listener.call(cosmos, request, response);
-    });
-  });
-  await new Promise<void>((resolve) => cosmos.listen(0, "127.0.0.1", resolve));
+  cosmos = await startHoldingCosmos();
   issuer = await startTestIssuer();
   const settings = {
     ...adminEntraSettings(issuer, 0),
-    COSMOS_ENDPOINT: `https://127.0.0.1:${(cosmos.address() as AddressInfo).port}/`,
-    COSMOS_KEY: COSMOS_EMULATOR_KEY,
+    ...cosmos.settings,
   };
   const database = `assign-races-${randomUUID().slice(0, 8)}`;
   const first = await startTestHost(settings, database);
@@ -102,10 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(hosts.map((host) => host.stop()));
   await issuer.close();
-  await new Promise<void>((resolve) => {
-    cosmos.close(() => resolve());
-    cosmos.closeAllConnections();
-  });
+  await cosmos.close();
 });
 
 const on = (index: number) => hosts[index % 2] as TestHost;
@@ -335,7 +288,7 @@ describe("one PUT's steps run between another's (requests held at the store)", (
   it("a fresh claim is waited for: the PUT that made it gets 201, the other 409 naming it", async () => {
     const principal = `patient-${randomUUID().slice(0, 8)}`;
     const [first, second] = [randomUUID(), randomUUID()];
-    const held = holdWhere(createOf(first));
+    const held = cosmos.holdWhere(createOf(first));
     const firstPut = put(0, first, principal);
     await held.reached;
     const secondPut = put(1, second, principal);
@@ -350,7 +303,7 @@ describe("one PUT's steps run between another's (requests held at the store)", (
   it("a PUT that stalled past its lease loses the tuple to the PUT that took its claim over, and withdraws", async () => {
     const principal = `stalled-${randomUUID().slice(0, 8)}`;
     const [slow, quick] = [randomUUID(), randomUUID()];
-    const held = holdWhere(createOf(slow));
+    const held = cosmos.holdWhere(createOf(slow));
     const slowPut = put(0, slow, principal);
     await held.reached;
     // The slow PUT has claimed the tuple and not yet written its assignment; its lease runs out.
@@ -375,7 +328,7 @@ describe("one PUT's steps run between another's (requests held at the store)", (
     const principal = `kept-${randomUUID().slice(0, 8)}`;
     const name = randomUUID();
     expect((await put(0, name, principal)).status).toBe(201);
-    const held = holdWhere(claimDelete);
+    const held = cosmos.holdWhere(claimDelete);
     const deleting = remove(0, name);
     await held.reached;
     // The assignment is deleted, its claim not yet: the same name again takes its own claim.
@@ -392,10 +345,10 @@ describe("one PUT's steps run between another's (requests held at the store)", (
     const principal = `renewed-${randomUUID().slice(0, 8)}`;
     const name = randomUUID();
     expect((await put(0, name, principal)).status).toBe(201);
-    const release = holdWhere(claimDelete);
+    const release = cosmos.holdWhere(claimDelete);
     const deleting = remove(0, name);
     await release.reached;
-    const create = holdWhere(createOf(name));
+    const create = cosmos.holdWhere(createOf(name));
     const again = put(1, name, principal);
     await create.reached;
     // The re-PUT holds the claim's version it read; the DELETE now removes that version.

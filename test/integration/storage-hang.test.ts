@@ -31,27 +31,32 @@ function event(id: string): CloudEvent {
   return { id, source: "/s", specversion: "1.0", type: "t", data: { id } };
 }
 
-/** The service's own client (src/store/queue-service.ts) through the relay; a short deadline keeps the test quick. */
-function publisherThroughRelay(warnings: string[]) {
+/**
+ * The service's own client (src/store/queue-service.ts) through the relay. The timings are those of
+ * the fault a test injects: short where the relay is paused (a write then never ends by itself), and
+ * the service's own where storage answers, so that a loaded machine's slow answer is no fault.
+ */
+function publisherThroughRelay(warnings: string[], { slowWriteMs = 300, writeTimeoutMs = 1500 } = {}) {
   const viaRelay = direct.replace(`127.0.0.1:${queuePort}/`, `127.0.0.1:${relay.port}/`);
   const service = createQueueServiceClient({ AzureWebJobsStorage: viaRelay } as AppConfig, {
     retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000 },
   });
   const queue = service.getQueueClient(`hang-${randomUUID().slice(0, 8)}`);
-  const timings = {
-    warn: (message: string) => warnings.push(message),
-    slowWriteMs: 300,
-    writeTimeoutMs: 1500,
-  };
+  const timings = { warn: (message: string) => warnings.push(message), slowWriteMs, writeTimeoutMs };
   return { queue, publisher: new EventPublisher(queue, () => new Date(), 500, timings) };
 }
+
+/** The service's defaults (event-publisher.ts): a write is logged at 5 s and abandoned at 20 s. */
+const SERVICE_TIMINGS = { slowWriteMs: 5000, writeTimeoutMs: 20_000 };
 
 describe("ingest against a storage account that stops answering", () => {
   it("warns while the write waits, fails it with a 503 at its deadline, and writes again once storage answers", async () => {
     const warnings: string[] = [];
     const { queue, publisher } = publisherThroughRelay(warnings);
     await expect(publisher.publish("/i/hang", [event("before")])).resolves.toBe(1);
-    expect(warnings).toEqual([]);
+    // A loaded machine may take longer than the short warning time even for this write: only the
+    // paused one's warning is asserted, by its events.
+    const beforePause = warnings.length;
 
     relay.pause();
     const { ms: waitedMs, error: thrown } = await timed(
@@ -61,9 +66,9 @@ describe("ingest against a storage account that stops answering", () => {
     // The storage SDK alone would wait as long as the connection stays open; the deadline ends it.
     expect(waitedMs).toBeGreaterThanOrEqual(1400);
     expect(waitedMs).toBeLessThan(20_000);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain("2 event(s) of /i/hang");
-    expect(warnings[0]).toContain(queue.name);
+    const paused = warnings.slice(beforePause).filter((warning) => warning.includes("2 event(s) of /i/hang"));
+    expect(paused).toHaveLength(1);
+    expect(paused[0]).toContain(queue.name);
 
     // Answering again: the instance is not wedged, and what it stores now is on the queue.
     relay.resume();
@@ -77,7 +82,7 @@ describe("ingest against a storage account that stops answering", () => {
   });
 
   it("writes many messages in one write, each on the queue", async () => {
-    const { queue, publisher } = publisherThroughRelay([]);
+    const { queue, publisher } = publisherThroughRelay([], SERVICE_TIMINGS);
     // 16 events of ~40 KB that do not compress: one queue message each, all in one write.
     const big = Array.from({ length: 16 }, (_, i) => ({
       ...event(`big-${i}`),
@@ -90,7 +95,7 @@ describe("ingest against a storage account that stops answering", () => {
 
   it("a write that answers within the warning time logs nothing", async () => {
     const warnings: string[] = [];
-    const { queue, publisher } = publisherThroughRelay(warnings);
+    const { queue, publisher } = publisherThroughRelay(warnings, SERVICE_TIMINGS);
     for (let i = 0; i < 5; i++) await publisher.publish("/i/fast", [event(`fast-${i}`)]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(warnings).toEqual([]);

@@ -1,8 +1,17 @@
+import Ajv2020 from "ajv/dist/2020";
 import fc from "fast-check";
 import { roleById, roleByName } from "../../src/auth/role-definitions";
 import { resourceGroupNameSchema } from "../../src/common/arm-path-schema";
+import { configSchema } from "../../src/config";
 import { readEndpoint } from "../../src/endpoints/connection-string";
 import { parseDeadLetterSecret, parseDeadLetterUri } from "../../src/endpoints/dead-letter-secret";
+import {
+  deadLetterHostProblems,
+  type EndpointAllowList,
+  serviceBusHostProblems,
+} from "../../src/endpoints/endpoint-allow-list";
+import { checkPatchKind } from "../../src/endpoints/endpoint-kinds";
+import type { EndpointPatch } from "../../src/endpoints/endpoint-schema";
 import { parseAuthority } from "../../src/endpoints/host-names";
 import { buildOpenApiDocument } from "../../src/http/openapi";
 import { routeDefinitions } from "../../src/triggers/routes";
@@ -125,6 +134,33 @@ function endpointKind(kind: string): Json {
   return put.anyOf.find((member: Json) => member.properties.authenticationType.const === kind);
 }
 
+/**
+ * The allow-list of the deployment most open to `hostname`: loopback allowed, and the host's own
+ * parent domain as its one suffix, when the settings take that suffix (config.ts). What no such
+ * deployment takes, none does; what one takes, the document must admit.
+ */
+function deploymentOpenTo(hostname: string): EndpointAllowList {
+  const suffix = hostname.includes(".") ? hostname.slice(hostname.indexOf(".")) : "";
+  const taken = configSchema.shape.SERVICEBUS_HOST_SUFFIXES.safeParse(suffix).success;
+  const suffixes = taken ? [suffix] : [];
+  return { serviceBusSuffixes: suffixes, storageSuffixes: suffixes, allowLoopback: true };
+}
+
+/** An identity-based endpoint's URIs, as a write reads them (identity-endpoint.ts), in some deployment. */
+function someDeploymentTakesEndpointUri(text: string): boolean {
+  const read = readEndpoint(text);
+  return (
+    read.ok && serviceBusHostProblems(read.authority, deploymentOpenTo(read.authority.hostname)).length === 0
+  );
+}
+
+function someDeploymentTakesDeadLetterUri(text: string): boolean {
+  const parsed = parseDeadLetterUri(text);
+  if (!parsed.ok) return false;
+  const allowList = deploymentOpenTo(parsed.value.authority.hostname);
+  return deadLetterHostProblems(parsed.value, allowList).length === 0;
+}
+
 describe.each([
   {
     field: "deadLetterStorageSecret",
@@ -137,13 +173,13 @@ describe.each([
     field: "deadLetterUri",
     kind: "IdentityBased",
     url: (host: string) => `https://${host}/dead-letters`,
-    reads: (text: string) => parseDeadLetterUri(text).ok,
+    reads: someDeploymentTakesDeadLetterUri,
   },
   {
     field: "endpointUri",
     kind: "IdentityBased",
     url: (host: string) => `sb://${host}/`,
-    reads: (text: string) => readEndpoint(text).ok,
+    reads: someDeploymentTakesEndpointUri,
   },
 ])("$field: the document admits ASCII hosts only, as the server does", ({ field, kind, url, reads }) => {
   const schema = endpointKind(kind).properties[field];
@@ -183,6 +219,191 @@ describe.each([
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+/** Hosts near the rules: names of two to four labels, loopback spellings, IP addresses, ports. */
+const label = fc.oneof(
+  fc.constantFrom(
+    "a",
+    "ab",
+    "Ab",
+    "servicebus",
+    "net",
+    "cn",
+    "1a",
+    "a1",
+    "1",
+    "123",
+    "0x1f",
+    "a-b",
+    "-a",
+    "a-",
+  ),
+  fc.constantFrom("xn--bcher-kva", "a".repeat(63), "a".repeat(64)),
+  fc.string({ unit: fc.constantFrom(..."aZ09-"), minLength: 0, maxLength: 4 }),
+);
+const port = fc.constantFrom("", "", ":", ":0", ":01", ":1", ":443", ":10000", ":65535", ":65536", ":99999");
+const nearHost = fc.oneof(
+  fc
+    .tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.constantFrom("", "", "."), port)
+    .map(([labels, dot, suffix]) => `${labels.join(".")}${dot}${suffix}`),
+  fc
+    .tuple(
+      fc.constantFrom(
+        "localhost",
+        "LocalHost",
+        "127.0.0.1",
+        "127.255.255.255",
+        "127.256.0.1",
+        "127.0.0.01",
+        "127.1",
+        "0x7f.0.0.1",
+        "10.0.0.1",
+        "128.0.0.1",
+        "[::1]",
+        "[0:0:0:0:0:0:0:1]",
+        "[::2]",
+        "[::ffff:127.0.0.1]",
+        "user@localhost",
+        "localhost.",
+      ),
+      port,
+    )
+    .map(([host, suffix]) => host + suffix),
+  fc.string({ unit: fc.constantFrom(..."abz09.-:[]"), minLength: 1, maxLength: 12 }),
+);
+
+describe("IdentityBased URIs: the document's patterns are what some deployment takes", () => {
+  // Some deployment: the suffixes are settings the document cannot know (SERVICEBUS_HOST_SUFFIXES,
+  // STORAGE_HOST_SUFFIXES, ALLOW_LOOPBACK_ENDPOINTS); everything else of the host, the port, the
+  // scheme and the query, it states exactly.
+  const identityBased = endpointKind("IdentityBased").properties;
+  const patch = document.paths[ENDPOINT].patch.requestBody.content["application/json"].schema.properties;
+  const documented = (field: string, value: string) =>
+    admits(identityBased[field], value) &&
+    (patch[field].anyOf ?? [patch[field]]).some(
+      (member: Json) => member.type === "string" && admits(member, value),
+    );
+
+  it.each([
+    "sb://contoso.servicebus.windows.net/",
+    "sb://Contoso.ServiceBus.Windows.Net",
+    "sb://localhost/",
+    "sb://127.0.0.1:5672/",
+    "sb://[::1]:5671/",
+  ])("endpointUri %s: taken", (uri) => {
+    expect([documented("endpointUri", uri), someDeploymentTakesEndpointUri(uri)]).toEqual([true, true]);
+  });
+
+  it.each([
+    "sb://user@contoso.servicebus.windows.net/",
+    "sb://contoso.servicebus.windows.net:5671/",
+    "sb://10.0.0.1/",
+    "sb://contoso/",
+    "sb://servicebus.net/",
+    "sb://contoso.servicebus.windows.net/topic",
+    "sb://contoso.servicebus.windows.net/?x=1",
+    "sb://contoso.servicebus.windows.net/#f",
+    "sb://localhost:0/",
+    "sb://127.0.0.1:65536/",
+    "sb://[0:0:0:0:0:0:0:1]/",
+  ])("endpointUri %s: refused", (uri) => {
+    expect([documented("endpointUri", uri), someDeploymentTakesEndpointUri(uri)]).toEqual([false, false]);
+  });
+
+  it.each([
+    "https://contoso.blob.core.windows.net/dead",
+    "http://127.0.0.1:10000/devstoreaccount1/dead",
+    "https://localhost/devstoreaccount1/dead",
+  ])("deadLetterUri %s: taken", (uri) => {
+    expect([documented("deadLetterUri", uri), someDeploymentTakesDeadLetterUri(uri)]).toEqual([true, true]);
+  });
+
+  it.each([
+    "http://contoso.blob.core.windows.net/dead",
+    "https://contoso.blob.core.windows.net:443/dead",
+    "https://user:password@contoso.blob.core.windows.net/dead",
+    "https://10.1.2.3/devstoreaccount1/dead",
+    "https://contoso.blob.core.windows.net/dead?sv=2022-11-02&sig=x",
+    "https://contoso.blob.core.windows.net/dead?",
+    "https://contoso.blob.core.windows.net/dead#f",
+    "ftp://contoso.blob.core.windows.net/dead",
+  ])("deadLetterUri %s: refused", (uri) => {
+    expect([documented("deadLetterUri", uri), someDeploymentTakesDeadLetterUri(uri)]).toEqual([false, false]);
+  });
+
+  it("agree on random hosts for endpointUri", () => {
+    fc.assert(
+      fc.property(nearHost, (host) => {
+        const uri = `sb://${host}/`;
+        expect([uri, documented("endpointUri", uri)]).toEqual([uri, someDeploymentTakesEndpointUri(uri)]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("agree on random hosts and schemes for deadLetterUri (path-style or not, as the host needs)", () => {
+    fc.assert(
+      fc.property(nearHost, fc.constantFrom("https", "http"), (host, scheme) => {
+        const [plain, pathStyle] = ["", "/devstoreaccount1"].map(
+          (account) => `${scheme}://${host}${account}/dead`,
+        );
+        const server =
+          someDeploymentTakesDeadLetterUri(plain as string) ||
+          someDeploymentTakesDeadLetterUri(pathStyle as string);
+        expect([plain, documented("deadLetterUri", plain as string)]).toEqual([plain, server]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+describe("QueueEndpoint PATCH bodies: the document refuses a mix of kinds, as the server does", () => {
+  const patch = document.paths[ENDPOINT].patch.requestBody.content["application/json"].schema;
+  const kindFields = {
+    KeyBased: ["queuePrimaryConnectionString", "queueSecondaryConnectionString", "deadLetterStorageSecret"],
+    IdentityBased: ["endpointUri", "entityPath", "deadLetterUri", "identity"],
+  };
+  // The kinds' rule alone, as a validator reads it: the fields' values are their own schemas' to judge.
+  const documented = new Ajv2020({ strict: false }).compile({ anyOf: patch.anyOf });
+
+  it("lists each kind with the other kind's fields left out", () => {
+    expect(patch.anyOf).toHaveLength(2);
+    for (const [kind, other] of [
+      ["KeyBased", "IdentityBased"],
+      ["IdentityBased", "KeyBased"],
+    ] as const) {
+      const member = patch.anyOf.find(
+        (candidate: Json) => candidate.properties.authenticationType.const === kind,
+      );
+      for (const field of kindFields[other]) expect(member.properties[field]).toBe(false);
+      for (const field of kindFields[kind]) expect(member.properties[field]).toBeUndefined();
+    }
+  });
+
+  it("admits a body exactly when the server takes it for an endpoint of one kind or the other", () => {
+    // Every set of the kinds' fields (null too: it removes, and is refused as the other kind's
+    // all the same), with authenticationType absent or either kind.
+    const fields = [...kindFields.KeyBased, ...kindFields.IdentityBased];
+    for (let set = 0; set < 1 << fields.length; set++) {
+      for (const authenticationType of [undefined, "KeyBased", "IdentityBased"]) {
+        const body: Record<string, unknown> = authenticationType === undefined ? {} : { authenticationType };
+        fields.forEach((field, at) => {
+          if (set & (1 << at)) body[field] = at % 2 === 0 ? "x" : null;
+        });
+        const takenFor = (["KeyBased", "IdentityBased"] as const).filter((kind) => {
+          try {
+            checkPatchKind(kind, body as EndpointPatch);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        expect([body, documented(body)]).toEqual([body, takenFor.length > 0]);
+      }
+    }
+    expect(documented({})).toBe(true);
   });
 });
 

@@ -113,6 +113,28 @@ describe("validateEvents", () => {
     expect(error.details[0]).toMatchObject({ code: "EventTooLarge", target: "[0]" });
   });
 
+  it("refuses an event with both data and data_base64 (CloudEvents JSON: mutually exclusive), by index, and takes either alone", () => {
+    const bytes = { ...makeEvent(2), data: undefined, data_base64: "AAE=" };
+    for (const data of [{ a: 1 }, null, 0, ""]) {
+      const error = thrown(() =>
+        validateEvents([makeEvent(0), makeEvent(1), { ...bytes, data }]),
+      ) as InvalidRequestContent;
+      expect(error).toBeInstanceOf(InvalidRequestContent);
+      expect(error.message).toBe("1 of 3 events are invalid; nothing was accepted.");
+      expect(error.target).toBe("[2]");
+      expect(error.details).toEqual([
+        {
+          code: "MutuallyExclusiveProperties",
+          message:
+            "Event 2 has both 'data' and 'data_base64': an event carries its payload in one of them, never both (CloudEvents JSON format).",
+          target: "[2]",
+        },
+      ]);
+    }
+    const { data: _data, ...bytesOnly } = bytes;
+    expect(validateEvents([makeEvent(0), bytesOnly])).toEqual([makeEvent(0), bytesOnly]);
+  });
+
   it("refuses a time that is not an RFC 3339 timestamp", () => {
     const error = thrown(() =>
       validateEvents({ ...makeEvent(0), time: "yesterday" }),

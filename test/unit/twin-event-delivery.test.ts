@@ -492,13 +492,35 @@ describe("a retry message", () => {
     expect(kit.deliveryQueues.retries[0]?.delaySeconds).toBe(10);
   });
 
-  it("for an endpoint deleted since is discarded and counted", async () => {
+  it("for an endpoint deleted since is poisoned as EndpointDeleted, naming it, and sent nowhere", async () => {
     const kit = setUp([endpoint("y")]);
     const counters = await kit.handle(
-      message(["e1", "e2"], { retry: { endpointName: "gone", attempt: 1, lastError: "x" } }),
+      message(["e1", "e2"], { retry: { endpointName: "gone", attempt: 3, lastError: "x" } }),
     );
-    expect(counters).toEqual(counted({ discarded: 2 }));
+    expect(counters).toEqual(counted({ poisoned: 2 }));
     expect(kit.senders.sent).toEqual([]);
+    expect(kit.deliveryQueues.poisoned).toEqual([
+      {
+        record: expect.objectContaining({ reason: "EndpointDeleted", endpointName: "gone", attempts: 3 }),
+        ids: ["e1", "e2"],
+      },
+    ]);
+    expect(kit.logger.matching("twin event poisoned:")).toHaveLength(2);
+  });
+
+  it("goes only to the endpoint it was owed to, not to one made anew under its name", async () => {
+    const owed = { ...endpoint("x"), createdAt: "2026-11-30T10:00:00.000Z" };
+    const kit = setUp([{ ...endpoint("x"), createdAt: "2026-12-01T09:00:00.000Z" }]);
+    const retry = { endpointName: "x", attempt: 1, lastError: "x", endpointCreatedAt: owed.createdAt };
+    const counters = await kit.handle(message(["e1"], { retry }));
+    expect(counters).toEqual(counted({ poisoned: 1 }));
+    expect(kit.senders.sent).toEqual([]);
+    expect(kit.deliveryQueues.poisoned[0]?.record.reason).toBe("EndpointDeleted");
+    // The one it was owed to, still there, gets it; and a retry scheduled now is bound to it.
+    const same = setUp([owed]);
+    same.senders.fail("x");
+    await same.handle(message(["e1"], { retry }));
+    expect(same.deliveryQueues.retries[0]?.message.retry?.endpointCreatedAt).toBe(owed.createdAt);
   });
 });
 

@@ -33,6 +33,14 @@ export interface ManagedIdentityEndpoint {
   readonly signingKey: SigningKey;
   /** Token requests answered 200 so far (tests check that credentials cache). */
   tokensIssued(): number;
+  /**
+   * A fault switch: while on, token requests are taken and not answered, as by an identity
+   * endpoint that accepts connections and hangs. Once off, it answers again: the new requests,
+   * and, late, those it held.
+   */
+  hang(on: boolean): void;
+  /** Token requests taken and left unanswered by the switch so far. */
+  tokensHeld(): number;
   close(): Promise<void>;
 }
 
@@ -109,9 +117,18 @@ export async function startManagedIdentityEndpoint(
   const secret = options.header ?? randomBytes(24).toString("base64url");
   const sockets = new Set<Socket>();
   let issued = 0;
+  let hanging = false;
+  let held = 0;
+  /** The requests the switch holds, answered (late) once it is off, as a recovering endpoint would. */
+  let holding: (() => void)[] = [];
 
-  const server = http.createServer((request, response) => {
+  const answer = (request: http.IncomingMessage, response: http.ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (hanging && url.pathname === TOKEN_PATH) {
+      held++;
+      holding.push(() => answer(request, response));
+      return;
+    }
     const header = request.headers["x-identity-header"];
     const answering: Promise<Answer> =
       request.method !== "GET"
@@ -132,7 +149,8 @@ export async function startManagedIdentityEndpoint(
         });
         response.end(body);
       });
-  });
+  };
+  const server = http.createServer(answer);
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
@@ -152,6 +170,14 @@ export async function startManagedIdentityEndpoint(
     jwksUri: `${origin}${KEYS_PATH}`,
     signingKey: key,
     tokensIssued: () => issued,
+    hang: (on) => {
+      hanging = on;
+      if (on) return;
+      const late = holding;
+      holding = [];
+      for (const each of late) each();
+    },
+    tokensHeld: () => held,
     close: () =>
       new Promise<void>((resolve) => {
         if (!server.listening) return resolve();

@@ -78,7 +78,9 @@ export const redeliverOperation: RouteOperation = {
   handler: async (request, context, { endpoints, deadLetterRedelivery }) => {
     checkApiVersion(request, RESOURCE_API_VERSIONS);
     const path = parseOrThrow(endpointPathSchema, request.params);
-    const body = parseOrThrow(redeliverRequestSchema, (await readOptionalJsonBody(request, JSON_ONLY)) ?? {});
+    // Only a body left out stands for `{}`: one sent is read as sent, so JSON null is a 400.
+    const sent = await readOptionalJsonBody(request, JSON_ONLY);
+    const body = parseOrThrow(redeliverRequestSchema, sent === undefined ? {} : sent);
     const from = body.from === undefined ? undefined : new Date(body.from);
     const to = body.to === undefined ? undefined : new Date(body.to);
     if (from !== undefined && to !== undefined && from.getTime() > to.getTime()) {

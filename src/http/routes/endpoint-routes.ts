@@ -33,7 +33,7 @@ const endpoints = resourceSpec({
   examples: endpointExamples,
   service: (services) => services.endpoints,
   deleteConflict:
-    "event routes name the endpoint (EndpointInUse, naming them): delete them or point them elsewhere first",
+    "event routes name the endpoint (EndpointInUse, naming those the caller may read and counting the others): delete them or point them elsewhere first",
   // ARM's own rule for giving a resource a user-assigned identity: whoever names it must be
   // allowed to assign it, or any endpoint owner could send with any team's identity.
   linked: {

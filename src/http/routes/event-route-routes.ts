@@ -1,6 +1,7 @@
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { EVENT_ROUTE_PATH } from "../../common/arm-path";
 import {
+  ENDPOINT_READ_ACTION,
   endpointId,
   eventRoutePathSchema,
   instancePathSchema,
@@ -23,9 +24,15 @@ const eventRoutes = resourceSpec({
   examples: eventRouteExamples,
   service: (services) => services.eventRoutes,
   // A route decides what its endpoint gets, and a 400 would tell whether the endpoint exists.
+  // Moving or deleting it changes what the endpoint it named gets (every event, once no route
+  // names it): the service asks the same of that endpoint, as stored when it writes.
   linked: {
-    action: "Microsoft.DigitalTwins/digitalTwinsInstances/endpoints/read",
+    action: ENDPOINT_READ_ACTION,
     id: (path, body) => endpointId(twinsInstanceId(path), body.endpointName),
+    stored: {
+      put: "at the endpoint the route named before, when the write moves it",
+      delete: "the endpoint the route names",
+    },
   },
 });
 

@@ -7,6 +7,8 @@ import {
   CLOUD_EVENT_MEDIA_TYPES,
   type CloudEvent,
   cloudEventSchema,
+  hasBothPayloads,
+  ingestEventSchema,
   MAX_EVENT_ID_LENGTH,
 } from "../../events/cloud-event";
 import { isCloudEventQuick } from "../../events/cloud-event-check";
@@ -62,12 +64,22 @@ function unsendableId(id: string, index: number): ErrorDetail {
   };
 }
 
+/** An event with both `data` and `data_base64`: delivery would send the one and drop the other. */
+function bothPayloads(index: number): ErrorDetail {
+  return {
+    code: "MutuallyExclusiveProperties",
+    message: `Event ${index} has both 'data' and 'data_base64': an event carries its payload in one of them, never both (CloudEvents JSON format).`,
+    target: `[${index}]`,
+  };
+}
+
 /** The event (as sent, or with the trace context), or what is wrong with it. */
 function checkEvent(candidate: unknown, index: number, trace?: TraceContext): CloudEvent | ErrorDetail[] {
   try {
     // The schema's own parse (for its issues) only when the quick check is not sure.
     if (!isCloudEventQuick(candidate)) parseOrThrow(cloudEventSchema, candidate, "The event");
     const event = candidate as CloudEvent;
+    if (hasBothPayloads(event)) return [bothPayloads(index)];
     if (event.id.length > MAX_EVENT_ID_LENGTH) return [unsendableId(event.id, index)];
     const traced = trace === undefined ? event : withTraceContext(event, trace);
     if (eventBytes(traced) <= MAX_EVENT_BYTES) return traced;
@@ -95,7 +107,7 @@ export const ingestOperation: RouteOperation = {
     pathParameters: instancePathSchema,
     apiVersions: RESOURCE_API_VERSIONS,
     requestBody: {
-      schema: z.union([cloudEventSchema, z.array(cloudEventSchema).min(1)]),
+      schema: z.union([ingestEventSchema, z.array(ingestEventSchema).min(1)]),
       example: [
         {
           id: "evt-1",

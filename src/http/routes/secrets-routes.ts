@@ -107,7 +107,9 @@ export const resealOperation: RouteOperation = {
   },
   handler: async (request, _context, { endpoints }) => {
     checkApiVersion(request, RESOURCE_API_VERSIONS);
-    const body = parseOrThrow(resealRequestSchema, (await readOptionalJsonBody(request, JSON_ONLY)) ?? {});
+    // Only a body left out stands for `{}`: one sent is read as sent, so JSON null is a 400.
+    const sent = await readOptionalJsonBody(request, JSON_ONLY);
+    const body = parseOrThrow(resealRequestSchema, sent === undefined ? {} : sent);
     return jsonResponse(200, await endpoints.reseal({ dryRun: body.dryRun ?? false }));
   },
 };
