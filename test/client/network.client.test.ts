@@ -226,11 +226,15 @@ describe("the per-try timeout (retry.tryTimeoutMs)", () => {
 
   it("throws ETIMEDOUT for a POST, without retrying it", async () => {
     const server = await scriptedServer(["hang", accepted]);
-    const started = Date.now();
+    // The hang has no end: the call ends by the try timeout given (its message names it), not the
+    // default one, and only once.
     await expect(
       client(server.url, { tryTimeoutMs: 200 }).events.ingest(instanceId("net"), EVENT),
-    ).rejects.toMatchObject({ name: "RestError", code: "ETIMEDOUT" });
-    expect(Date.now() - started).toBeLessThan(2000);
+    ).rejects.toMatchObject({
+      name: "RestError",
+      code: "ETIMEDOUT",
+      message: expect.stringContaining("within 200 ms"),
+    });
     expect(server.arrivals).toHaveLength(1);
   });
 

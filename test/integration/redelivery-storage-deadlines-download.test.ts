@@ -1,17 +1,7 @@
-import { randomBytes } from "node:crypto";
 import * as net from "node:net";
 import { ServiceUnavailable } from "../../src/common/errors";
-import { DeadLetterMarks } from "../../src/delivery/dead-letter-mark";
-import { DeadLetterRedelivery } from "../../src/delivery/dead-letter-redelivery";
-import { DeadLetterWriter } from "../../src/delivery/dead-letter-writer";
-import type { DeliveryQueues } from "../../src/delivery/delivery-queues";
-import {
-  cloudEvent,
-  DEAD_LETTER_INSTANCE,
-  deadLetterEndpoint,
-  deadLetterUrl,
-  sasUrlThrough,
-} from "../support/delivery-kit";
+import { DEAD_LETTER_INSTANCE, deadLetterEndpoint, sasUrlThrough } from "../support/delivery-kit";
+import { deadLetters, redeliveryRecording } from "../support/redelivery-kit";
 import { timed } from "../support/timed";
 
 // A redelivery reads each dead letter in two requests, its length (HEAD) and its bytes (GET), and
@@ -91,30 +81,6 @@ async function startHoldingRelay(
   };
 }
 
-/** A dead-letter container holding dead letters `ids` of the endpoint, written as delivery writes them. */
-async function deadLetters(ids: string[]) {
-  const sasUrl = await deadLetterUrl();
-  const marks = new DeadLetterMarks(randomBytes(32));
-  const writer = new DeadLetterWriter(marks);
-  const why = { reason: "TtlExpired", attempts: 3, lastError: "gone" } as const;
-  for (const id of ids) await writer.write(deadLetterEndpoint(sasUrl), cloudEvent(id), why, new Date());
-  return { sasUrl, marks };
-}
-
-/** A redelivery with storage deadline `deadlineMs`, whose requeued events are recorded rather than queued. */
-function redeliveryRecording(marks: DeadLetterMarks, deadlineMs: number) {
-  const requeued: string[] = [];
-  const queues: Pick<DeliveryQueues, "scheduleRetry"> = {
-    scheduleRetry: async (_message, events) => {
-      requeued.push(...events.map((event) => event.id));
-    },
-  };
-  return {
-    requeued,
-    redelivery: new DeadLetterRedelivery(queues, marks, () => new Date(), { deadlineMs }),
-  };
-}
-
 const DEADLINE_MS = 1500;
 const ids = ["s1", "s2", "s3"];
 
@@ -125,7 +91,7 @@ it("a store answering each of a download's two requests in a bit more than half 
   const relay = await startHoldingRelay(Number(new URL(sasUrl).port), { length: holdMs, bytes: holdMs });
   try {
     const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
-    const { requeued, redelivery } = redeliveryRecording(marks, DEADLINE_MS);
+    const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs: DEADLINE_MS });
 
     const { ms, error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
     expect(error).toBeUndefined();
@@ -142,7 +108,7 @@ it("one request of a download slower than the deadline ends the call with 503, n
   const { sasUrl, marks } = await deadLetters(ids);
   const relay = await startHoldingRelay(Number(new URL(sasUrl).port), { bytes: 1.5 * DEADLINE_MS });
   try {
-    const { requeued, redelivery } = redeliveryRecording(marks, DEADLINE_MS);
+    const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs: DEADLINE_MS });
 
     const slow = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
     const { ms, error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, slow, {}));
