@@ -231,7 +231,8 @@ function newEndpointCache(services: Services): EndpointCache {
 
 /**
  * The process's managed-identity credentials (shared by sends, dead-letter writes and redelivery)
- * end every token request within this deployment's IDENTITY_TOKEN_TIMEOUT_MS.
+ * end every token request within this deployment's IDENTITY_TOKEN_TIMEOUT_MS. Delivery sets it
+ * through its sender pool (`services.senders`), redelivery, which sends nothing, on its own.
  */
 function boundTokenRequests(config: AppConfig): void {
   const { processCredentials } =
@@ -252,7 +253,6 @@ function twinEventDelivery(
   marks: DeadLetterMarks,
 ): TwinEventDelivery {
   const { config } = services;
-  boundTokenRequests(config);
   const { TwinEventDelivery } =
     require("./delivery/twin-event-delivery") as typeof import("./delivery/twin-event-delivery");
   const { DeadLetterWriter } =
