@@ -198,10 +198,9 @@ async function main(): Promise<void> {
     functionName: "twinEvents-deliver",
     settings: readHostSettings().queues,
     log: () => {},
-    handler: async (message) => {
-      const text = typeof message === "string" ? message : JSON.stringify(message);
+    handler: async (text, metadata, invocationId) => {
       await timed("twinEvents-deliver", undefined, async () => {
-        await app.invokeQueue("twinEvents-deliver", text);
+        await app.invokeQueue("twinEvents-deliver", text, metadata, invocationId);
         return 200;
       });
       delivered++;

@@ -85,7 +85,7 @@ export function printDelivery(results: DeliveryResults): void {
       `  ${point.eventBytes / 1024} KB, ${point.endpoints} endpoint(s), ${point.events} events: events/s ${sideBySide(pairs, rate)}; CPU ms per 1,000 events ${sideBySide(pairs, cpu)}; bench process ${driverCores(pairs)} of a core`,
     );
   }
-  console.log("  (service / forwarder (ratio); bench process: subscribers, idle in-process host)");
+  console.log("  (service / forwarder (ratio); bench process: subscribers)");
   const goals = deliveryGoals(results);
   const perEvent = rounds.values.map((round) => round.perEventPerSecond);
   console.log(`  one awaited send per event (1 KB): ${formatRange(perEvent, whole)} events/s`);

@@ -60,7 +60,7 @@ export function printRoutes({ point, rounds }: RoutesResults): void {
   console.log(
     `  events/s ${sideBySide(pairs, rate)}; CPU ms per 1,000 events ${sideBySide(pairs, cpu)}; host process ${sideBySide(pairs, hostCores, two)} of a core; bench process ${driverCores(pairs)} of a core`,
   );
-  console.log("  (routed / without routes (ratio); bench process: subscribers, idle in-process host)");
+  console.log("  (routed / without routes (ratio); bench process: subscribers)");
   const ratios = pairs.map(([routed, unrouted]) => rate(routed) / rate(unrouted));
   goalLine(`routed / without routes, events/s (1 KB, ${point.endpoints} endpoints)`, ratios, 0.9, true);
   for (const error of roundErrors("routes", rounds)) console.log(error);

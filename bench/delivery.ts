@@ -16,7 +16,7 @@ export type DeliveryPoint = { events: number; eventBytes: number; endpoints: num
 /**
  * A timed run, from the child's start until every subscriber has every event: events/s, CPU ms per
  * 1,000 events of the measured process, and the bench process's CPU over the run in cores (the
- * subscribers and the idle in-process host: outside both, as are Azurite, the broker, the relay).
+ * subscribers: outside both, as are the stack's idle host process, Azurite, the broker, the relay).
  */
 export type Run = { eventsPerSecond: number; cpuPerThousand: number; driverCores: number };
 /** perWrite: events per queue write, one ingest request's (BENCH_REQUEST_EVENTS). */

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { HostLogger } from "../dev/host-logger";
 import { startStack } from "../dev/stack";
-import type { Services } from "../src/services";
+import { loadConfig } from "../src/config";
+import { createServices, disposeServices, type Services } from "../src/services";
 
 export const BENCH_FUNCTION_KEY = "bench-function-key";
 export const BENCH_MASTER_KEY = `${BENCH_FUNCTION_KEY}-master`;
@@ -26,8 +27,8 @@ export interface BenchStackOptions {
 /**
  * Every component a benchmark measures, through dev/stack.ts on loopback and free ports: the
  * Cosmos server, Azurite and the Service Bus stand-in each in a child process of its own, as under
- * `npm start` (and as a real account and namespace would be elsewhere), and the local host with its
- * queue trigger (as host.json sets it) in this process, where the benchmark measures it. A fresh
+ * `npm start` (and as a real account and namespace would be elsewhere), and the local host, a
+ * process of its own loading the built package as an instance does. A fresh
  * database, a throw-away data folder, no Cosmos snapshots; no process outlives a failed start.
  */
 export async function startBenchStack(
@@ -54,20 +55,22 @@ export async function startBenchStack(
       persistent: false,
       cosmos: "child",
       serviceBus: "child",
-      host: "in-process",
+      host: "child",
       childOutput: "errors",
       ...(options.log && { hostLog: options.log }),
     },
   );
-  const host = stack.host as NonNullable<typeof stack.host>;
+  // The bench's own clients of the stores; the host's are in its process.
+  const services = createServices(loadConfig(stack.plan.settings));
   return {
-    baseUrl: host.baseUrl,
+    baseUrl: stack.baseUrl,
     serviceBus: { connectionString: stack.serviceBusConnectionString },
-    services: host.services,
+    services,
     cosmosEndpoint: stack.cosmosEndpoint,
     blobEndpoint: stack.blobEndpoint as string,
     settings: stack.plan.settings,
     stop: async () => {
+      await disposeServices(services);
       await stack.stop();
     },
   };

@@ -1,23 +1,19 @@
 import { describeFailure } from "./startup-error";
 
 /**
- * Helpers for the processes the launcher starts (dev/*-main.ts). Each also runs on its own:
- * without a launcher there is no IPC channel and the messages below are skipped.
+ * For the processes the launcher starts (dev/*-main.ts). Each also runs on its own: without a
+ * launcher there is no IPC channel and the messages are skipped.
  */
 
 /**
- * Tells the launcher this process serves now. A launcher that went away while this process started
- * has closed the channel: the send's error comes to the callback (not as an unhandled 'error'
- * event, which would crash it mid-stop), and the 'disconnect' handler of stopOnSignal stops it.
+ * Tells the launcher this process serves now. If the launcher is gone already, the send's error
+ * goes to the callback (an 'error' event would crash this mid-stop) and 'disconnect' stops it.
  */
-export function reportReady(): void {
-  if (process.connected) process.send?.({ ready: true }, () => {});
+export function reportReady(baseUrl?: string): void {
+  if (process.connected) process.send?.({ ready: true, ...(baseUrl && { baseUrl }) }, () => {});
 }
 
-/**
- * Runs `stop` once, then exits 0 (1 if it fails), when asked to stop: SIGTERM or SIGINT, or the
- * launcher's IPC channel closing, which means the launcher died without stopping its children.
- */
+/** Runs `stop` once, then exits 0 (1 if it fails), on SIGTERM, SIGINT, or the launcher's channel closing (it died). */
 export function stopOnSignal(name: string, stop: () => Promise<void>): void {
   let stopping = false;
   const onStop = () => {
@@ -42,4 +38,8 @@ export function exitOnFailure(name: string): (error: unknown) => never {
     console.error(`${name}: ${describeFailure(error)}`);
     process.exit(1);
   };
+}
+
+export function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal !== null ? `signal ${signal}` : `exit code ${code}`;
 }

@@ -19,8 +19,9 @@ import * as path from "node:path";
  */
 
 /** The parts of the worker's RPC types (the host's gRPC protocol) that these invocations use. */
-interface RpcTypedData {
+export interface RpcTypedData {
   string?: string;
+  json?: string;
   bytes?: Uint8Array;
   http?: RpcHttpData;
 }
@@ -33,11 +34,18 @@ interface RpcHttpData {
   body?: RpcTypedData;
   statusCode?: string;
 }
-interface RpcBindingInfo {
+export interface RpcBindingInfo {
   type?: string;
   direction?: string;
+  /** An HTTP trigger's: its route template, methods and key level. */
+  route?: string;
+  methods?: string[];
+  authLevel?: string;
+  /** A queue trigger's: its queue and the app setting of its storage connection. */
+  queueName?: string;
+  connection?: string;
 }
-interface FunctionMetadata {
+export interface FunctionMetadata {
   name: string;
   bindings: Record<string, RpcBindingInfo>;
 }
@@ -65,13 +73,15 @@ export interface HttpInvocation {
   headers?: Record<string, string>;
   /** The route's parameters, as the host matched them. */
   params?: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
 }
 
 export interface HttpResult {
   status: number;
   headers: Record<string, string>;
+  /** The body as text (UTF-8), and as the bytes the function answered. */
   body: string;
+  bytes: Uint8Array;
 }
 
 /** One step of dev/functions-worker-main.js: an HTTP invocation of a function, or a queue message. */
@@ -114,11 +124,24 @@ export interface LogLine {
 export interface FunctionApp {
   readonly programmingModel: string;
   readonly functions: ReadonlyMap<string, RegisteredFunction>;
-  /** Every line the functions and the library logged through the worker. */
+  /** Every line the functions and the library logged through the worker, unless a `log` was given. */
   readonly logs: LogLine[];
   invokeHttp(name: string, request: HttpInvocation): Promise<HttpResult>;
-  /** A queue-triggered function given one message's text, as the host passes it (decoded). */
-  invokeQueue(name: string, message: string, triggerMetadata?: Record<string, RpcTypedData>): Promise<void>;
+  /**
+   * A queue-triggered function given one message's text, as the host passes it (decoded), and the
+   * binding data the host sends with it (DequeueCount, Id, ...), which the library camel-cases.
+   */
+  invokeQueue(
+    name: string,
+    message: string,
+    triggerMetadata?: Record<string, RpcTypedData>,
+    invocationId?: string,
+  ): Promise<void>;
+}
+
+export interface LoadOptions {
+  /** Where the lines the functions log go; by default they are kept in `logs`. */
+  log?: (line: LogLine) => void;
 }
 
 /** The files package.json's `main` names under `root`: one file, or a `*` glob in the last segment. */
@@ -137,10 +160,11 @@ export function entryFiles(root: string): string[] {
 let loaded: FunctionApp | undefined;
 
 /** Loads the package at `root` (once per process: the worker's require hook is global). */
-export function loadFunctionApp(root: string): FunctionApp {
+export function loadFunctionApp(root: string, options: LoadOptions = {}): FunctionApp {
   if (loaded) throw new Error("a function app is already loaded in this process");
   const functions = new Map<string, RegisteredFunction>();
   const logs: LogLine[] = [];
+  const log = options.log ?? ((line: LogLine) => logs.push(line));
   let programmingModel: ProgrammingModel | undefined;
   const coreApi = {
     // The worker's and host's versions, as the real API reports them; @azure/functions 4 reads neither.
@@ -158,7 +182,7 @@ export function loadFunctionApp(root: string): FunctionApp {
     },
     registerHook: () => ({ dispose() {} }),
     log(level: string, category: string, message: string) {
-      logs.push({ level, category, message });
+      log({ level, category, message });
     },
     Disposable: class {
       constructor(private readonly callOnDispose: () => void) {}
@@ -178,16 +202,22 @@ export function loadFunctionApp(root: string): FunctionApp {
     throw new Error(`${root} set no programming model: is @azure/functions in its bundle?`);
   const model = programmingModel;
 
-  async function invoke(name: string, inputName: string, data: RpcTypedData, triggerMetadata = {}) {
+  async function invoke(
+    name: string,
+    inputName: string,
+    data: RpcTypedData,
+    triggerMetadata = {},
+    invocationId: string = crypto.randomUUID(),
+  ) {
     const registered = functions.get(name);
     if (!registered) throw new Error(`no function named "${name}" is registered`);
     const invocationModel = model.getInvocationModel({
-      invocationId: crypto.randomUUID(),
+      invocationId,
       request: { inputData: [{ name: inputName, data }], triggerMetadata },
       metadata: registered.metadata,
       state: "invocation",
       log: (level: string, category: string, message: string) =>
-        logs.push({ level, category, message, functionName: name }),
+        log({ level, category, message, functionName: name }),
     });
     const { context, inputs } = await invocationModel.getArguments();
     const result = await invocationModel.invokeFunction(context, inputs, registered.callback);
@@ -207,19 +237,27 @@ export function loadFunctionApp(root: string): FunctionApp {
           headers: request.headers ?? {},
           query: Object.fromEntries(url.searchParams),
           params: request.params ?? {},
-          body: request.body === undefined ? {} : { string: request.body },
+          body:
+            request.body === undefined
+              ? {}
+              : typeof request.body === "string"
+                ? { string: request.body }
+                : { bytes: request.body },
         },
       });
       const http = response.returnValue?.http;
       if (!http) throw new Error(`${name} answered no HTTP response`);
+      const bytes = http.body?.bytes ?? new Uint8Array();
       return {
         status: Number(http.statusCode),
         headers: http.headers ?? {},
-        body: Buffer.from(http.body?.bytes ?? new Uint8Array()).toString("utf8"),
+        body: Buffer.from(bytes).toString("utf8"),
+        bytes,
       };
     },
-    async invokeQueue(name, message, triggerMetadata) {
-      await invoke(name, triggerName(functions, name), { string: message }, triggerMetadata);
+    async invokeQueue(name, message, triggerMetadata = {}, invocationId) {
+      const metadata = { QueueTrigger: { string: message }, ...triggerMetadata };
+      await invoke(name, triggerName(functions, name), { string: message }, metadata, invocationId);
     },
   };
   return loaded;

@@ -8,27 +8,16 @@ import { ENDPOINT_NO_ROLE, ENDPOINT_SENDER } from "./stand-ins/managed-identity/
 import { shellQuote } from "./summary";
 
 /**
- * `.local/local.env`: what `npm start` printed, as `export` lines a POSIX shell can `source`, so
- * the README's examples work as written. It holds the local keys (which the summary prints
- * anyway) and addresses of the local stand-ins only: nothing that reaches a real account.
+ * `.local/local.env`: what `npm start` printed, as `export` lines a POSIX shell can `source`, so the
+ * README's examples work as written. Local keys and local stand-ins' addresses only.
  */
 export function localEnvFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(localDataDir(env), "local.env");
 }
 
 /**
- * Nothing listens on port 1 (only root may, and no service does by default): a connection string
- * that is admitted locally but can never deliver, for seeing an event dead-lettered.
- */
-const UNREACHABLE_PORT = 1;
-
-/**
- * The values of the file. With the local issuer: AUTH_AUTHORITY (for scripts), the developer's
- * object id and, once the issuer runs, the developer's token (a local token for the local stack
- * only, like the keys beside it). STACK_* describe the stack for the helper commands
- * (dev/running-stack.ts): the ports it took, its AUTH_MODE, its Cosmos DB database and, when it
- * runs the Cosmos DB server, that server's endpoint. They are named so that no setting reads
- * them: a shell that sourced the file and then runs `npm start` is not moved by them.
+ * The file's values. STACK_* describe the stack for the helper commands (dev/running-stack.ts):
+ * named so that no setting reads them, so a shell that sourced the file is not moved by them.
  */
 export function localEnvValues(
   plan: StackPlan,
@@ -41,14 +30,13 @@ export function localEnvValues(
     MASTER_KEY: plan.host.masterKey,
     EXAMPLE_TOPIC,
     SERVICEBUS_CONNECTION: plan.serviceBus.connectionString,
+    // Nothing listens on port 1: admitted locally, never delivers (for seeing a dead letter).
     UNREACHABLE_CONNECTION: plan.serviceBus.connectionString.replace(
       /^Endpoint=sb:\/\/[^/]+\//,
-      `Endpoint=sb://127.0.0.1:${UNREACHABLE_PORT}/`,
+      "Endpoint=sb://127.0.0.1:1/",
     ),
-    // Only when Azurite is the storage: a SAS URL of a real account is the developer's to give.
     ...(deadLetterUrl !== undefined && { DEAD_LETTER_URL: deadLetterUrl }),
-    // An IdentityBased endpoint's values: the AMQPS listener, the HTTPS container (no SAS), and
-    // a user-assigned identity with the sender role and one without.
+    // An IdentityBased endpoint's values.
     NAMESPACE_URI: `sb://localhost:${plan.serviceBus.tlsPort}/`,
     ...(plan.azurite && {
       DEAD_LETTER_CONTAINER_URI: `${plan.azurite.blobTlsEndpoint}/${LOCAL_DEAD_LETTER_CONTAINER}`,
@@ -74,51 +62,38 @@ function fileText(file: string, values: Record<string, string>): string {
   return `# Written by npm start for the local stack; load it with: source ${displayPath(file)}\n${lines.join("\n")}\n`;
 }
 
-/** Writes the file (readable by its owner only) and returns its path. */
+/** Written aside and renamed into place (owner-only), so a shell sourcing it never sees half a file. */
+function writeFile(file: string, values: Record<string, string>): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const aside = `${file}.${process.pid}.tmp`;
+  writeFileSync(aside, fileText(file, values), { mode: 0o600 });
+  renameSync(aside, file);
+}
+
 export function writeLocalEnvFile(
   plan: StackPlan,
   deadLetterUrl: string | undefined,
   developerToken?: string,
 ): string {
   const file = localEnvFile(plan.settings);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, fileText(file, localEnvValues(plan, deadLetterUrl, developerToken)), { mode: 0o600 });
+  writeFile(file, localEnvValues(plan, deadLetterUrl, developerToken));
   return file;
 }
 
-/**
- * Changes some values of the file `npm start` wrote (`npm run token` renews TOKEN), keeping the
- * others; written aside and renamed into place, so a shell sourcing it never sees half a file.
- * Returns false when there is no file.
- */
+/** Changes some values (`npm run token` renews TOKEN), keeping the others; false when there is no file. */
 export function updateLocalEnvFile(
   changes: Record<string, string>,
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
   const file = localEnvFile(env);
   if (!existsSync(file)) return false;
-  const aside = `${file}.${process.pid}.tmp`;
-  writeFileSync(aside, fileText(file, { ...readLocalEnvFile(env), ...changes }), { mode: 0o600 });
-  renameSync(aside, file);
+  writeFile(file, { ...readLocalEnvFile(env), ...changes });
   return true;
 }
 
 /** Undoes shellQuote: single-quoted runs, backslash escapes, bare characters. */
 function unquote(text: string): string {
-  let value = "";
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (char === "'") {
-      const end = text.indexOf("'", index + 1);
-      value += text.slice(index + 1, end === -1 ? text.length : end);
-      index = end === -1 ? text.length : end;
-    } else if (char === "\\") {
-      value += text[++index] ?? "";
-    } else {
-      value += char;
-    }
-  }
-  return value;
+  return text.replace(/'([^']*)'?|\\(.?)|(.)/gs, (_, quoted, escaped, bare) => quoted ?? escaped ?? bare);
 }
 
 /** The values of the file `npm start` wrote, or {} when there is none. */

@@ -1,13 +1,20 @@
+import { format } from "node:util";
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
-import { batchedConsoleLogger } from "./local-host-log";
-import { type RunningHost, startHost } from "./stack";
-import { readPort } from "./stack-plan";
+import { loadFunctionApp } from "./functions-worker";
+import { readHostSettings } from "./host-json";
+import { consoleLogger, type HostLogger } from "./host-logger";
+import { createLocalHost, type LocalHost } from "./local-host";
+import { projectRoot } from "./local-paths";
 import { StartupError } from "./startup-error";
 
 /**
- * The local Functions host as a process of its own (started by dev/stack.ts for `npm start`, or
- * run directly with the settings in the environment): the route table on 127.0.0.1:PORT with the
- * local keys, and the queue functions. The database must exist (the stack creates it first).
+ * The local Functions host, a process of its own as an instance's host and worker are: it loads
+ * the built package (package.json's `main`) as the Node.js worker does and serves it on
+ * 127.0.0.1:PORT (0: a free one) with FUNCTION_KEY and MASTER_KEY, polling its queue functions'
+ * queues as host.json says, changed by `AzureFunctionsJobHost__extensions__…` settings as in Azure.
+ * `AzureWebJobs.<function>.Disabled=true` turns a function off, as in Azure. Started by dev/stack.ts
+ * (`npm start`) and by each test's host (test/support/test-host.ts), which takes its log over IPC
+ * (LOCAL_HOST_LOG=ipc). The database must exist (the stack creates it first).
  */
 const NAME = "Functions host";
 /**
@@ -16,27 +23,73 @@ const NAME = "Functions host";
  */
 const LOCK_SECONDS = Number(process.env.LOCAL_QUEUE_LOCK_SECONDS ?? 30);
 
+/**
+ * The host's log: printed, or with LOCAL_HOST_LOG=ipc sent to the parent, console output included
+ * (the host keeps a worker's stdout and stderr as log lines too). A `flush` message is answered
+ * after every line before it: IPC keeps order, so the parent then holds them all.
+ */
+function hostLog(): HostLogger {
+  if (process.env.LOCAL_HOST_LOG !== "ipc" || !process.send) return consoleLogger;
+  const log: HostLogger = (level, functionName, message) => {
+    if (process.connected) process.send?.({ log: { level, functionName, message } }, () => {});
+  };
+  const levels = {
+    debug: "debug",
+    log: "information",
+    info: "information",
+    warn: "warning",
+    error: "error",
+  } as const;
+  for (const [method, level] of Object.entries(levels)) {
+    console[method as keyof typeof levels] = (...args: unknown[]) => log(level, "console", format(...args));
+  }
+  process.on("message", (message: { flush?: number }) => {
+    if (message.flush !== undefined && process.connected)
+      process.send?.({ flushed: message.flush }, () => {});
+  });
+  return log;
+}
+
+function port(): number {
+  const raw = process.env.PORT ?? "7071";
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > 65535)
+    throw new StartupError("PORT must be a port number from 0 to 65535.");
+  return value;
+}
+
 async function main(): Promise<void> {
   const functionKey = process.env.FUNCTION_KEY;
   const masterKey = process.env.MASTER_KEY;
   if (!functionKey || !masterKey) {
     throw new StartupError("FUNCTION_KEY and MASTER_KEY must be set; the host does not run without keys.");
   }
-  const port = readPort(process.env, "PORT");
-  let host: RunningHost | undefined;
+  const log = hostLog();
+  const app = loadFunctionApp(projectRoot(), {
+    log: (line) => log(line.level.toLowerCase() as never, line.functionName ?? "host", line.message),
+  });
+  const disabled = new Set(
+    [...app.functions.keys()].filter((name) => process.env[`AzureWebJobs.${name}.Disabled`] === "true"),
+  );
+  const settings = readHostSettings(undefined, process.env);
+  let host: LocalHost | undefined;
   stopOnSignal(NAME, async () => {
     await host?.close();
   });
-  host = await startHost({
-    settings: process.env,
-    port,
+  host = createLocalHost({
+    app,
     keys: { functionKey, masterKey },
-    queues: { lockSeconds: LOCK_SECONDS },
-    createContainers: false,
-    log: batchedConsoleLogger(),
+    routePrefix: settings.routePrefix,
+    queues: { settings: settings.queues, env: process.env, lockSeconds: LOCK_SECONDS, disabled },
+    log,
   });
-  console.log(`${NAME}: listening on ${host.baseUrl}`);
-  reportReady();
+  const baseUrl = await host.listen(port()).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "EADDRINUSE")
+      throw new StartupError(`Port ${port()} is already in use; set PORT to another port.`);
+    throw error;
+  });
+  console.log(`${NAME}: listening on ${baseUrl}`);
+  reportReady(baseUrl);
 }
 
 main().catch(exitOnFailure(NAME));

@@ -11,18 +11,9 @@ export function localDataDir(env: NodeJS.ProcessEnv): string {
   return path.resolve(projectRoot(), env.LOCAL_DATA_DIR || ".local");
 }
 
-export function cosmosSnapshotFile(env: NodeJS.ProcessEnv): string {
-  return path.join(localDataDir(env), "cosmos-snapshot.json");
-}
-
-export function azuriteDataDir(env: NodeJS.ProcessEnv): string {
-  return path.join(localDataDir(env), "azurite");
-}
-
+export const azuriteDataDir = (env: NodeJS.ProcessEnv) => path.join(localDataDir(env), "azurite");
 /** The local OpenID issuer's signing key (a private JWK), made by the first `npm start`. */
-export function issuerKeyFile(env: NodeJS.ProcessEnv): string {
-  return path.join(localDataDir(env), "issuer-key.json");
-}
+export const issuerKeyFile = (env: NodeJS.ProcessEnv) => path.join(localDataDir(env), "issuer-key.json");
 
 /** A path as a command run in the repository root would name it: relative when inside it. */
 export function displayPath(file: string): string {
@@ -30,11 +21,7 @@ export function displayPath(file: string): string {
   return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
 }
 
-/**
- * Where the local TLS certificate is kept: the repository's `.local/tls`, whatever LOCAL_DATA_DIR
- * says. It is not a stack's data but the machine's loopback certificate: every stack shares it,
- * the throw-away ones of the tests too (which write nothing into their data folder).
- */
+/** The machine's loopback certificate, not a stack's data: the repository's `.local/tls`, whatever LOCAL_DATA_DIR says. */
 export function localTlsDir(): string {
   return path.join(projectRoot(), ".local", "tls");
 }

@@ -6,21 +6,17 @@ import type { Settings } from "./local-settings";
 import { StartupError } from "./startup-error";
 
 export interface LocalSecretsKey {
-  /** Where the key is kept; undefined when the settings bring their own key. */
+  /** Undefined when the settings bring their own key. */
   file: string | undefined;
   generated: boolean;
-  /** How many keys of earlier rotations (`npm run rotate-key`) still open what they sealed. */
+  /** How many keys of earlier rotations still open what they sealed. */
   previous: number;
 }
 
-export function localKeyFile(settings: Settings): string {
-  return path.join(localDataDir(settings), "secrets-encryption-key");
-}
-
+const keyFile = (settings: Settings) => path.join(localDataDir(settings), "secrets-encryption-key");
 /** The keys `npm run rotate-key` replaced, newest first, one a line. */
-export function localPreviousKeysFile(settings: Settings): string {
-  return path.join(localDataDir(settings), "secrets-encryption-previous-keys");
-}
+const previousKeysFile = (settings: Settings) =>
+  path.join(localDataDir(settings), "secrets-encryption-previous-keys");
 
 function isKey(text: string): boolean {
   return /^[A-Za-z0-9+/]+={0,2}$/.test(text) && Buffer.from(text, "base64").length === 32;
@@ -63,23 +59,20 @@ function replaceFile(file: string, text: string): void {
 }
 
 /**
- * Endpoint secrets are sealed with SECRETS_ENCRYPTION_KEY. A committed sample key would be the
- * same on every machine, so when none is set a local run gets its own random key, kept beside the
- * data it seals (in LOCAL_DATA_DIR, git-ignored) and reused on later starts so that data stays
- * readable. The keys it replaced (`npm run rotate-key`) go to SECRETS_ENCRYPTION_PREVIOUS_KEYS,
- * after any the settings name, so what they sealed still opens. Sets both in `settings`; never
- * prints a key.
+ * When no SECRETS_ENCRYPTION_KEY is set, a local run gets its own random key (a committed sample
+ * would be every machine's), kept beside the data it seals in LOCAL_DATA_DIR; the keys rotations
+ * replaced join SECRETS_ENCRYPTION_PREVIOUS_KEYS, after any the settings name. Never prints a key.
  */
 export function ensureLocalSecretsKey(settings: Settings): LocalSecretsKey {
   if (settings.SECRETS_ENCRYPTION_KEY?.trim()) return { file: undefined, generated: false, previous: 0 };
-  const file = localKeyFile(settings);
+  const file = keyFile(settings);
   const generated = !existsSync(file);
   if (generated) {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, `${newKey()}\n`, { mode: 0o600, flag: "wx" });
   }
   settings.SECRETS_ENCRYPTION_KEY = readKeyFile(file);
-  const previous = readPreviousKeys(localPreviousKeysFile(settings));
+  const previous = readPreviousKeys(previousKeysFile(settings));
   const given = settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS?.trim();
   const all = [...(given ? [given] : []), ...previous];
   if (all.length > 0) settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS = all.join(",");
@@ -87,9 +80,8 @@ export function ensureLocalSecretsKey(settings: Settings): LocalSecretsKey {
 }
 
 /**
- * `npm run rotate-key`: a new local key. The old one goes first into the previous-keys file (so
- * no moment exists where it is nowhere), then the new one replaces it in the key file; the next
- * plain `npm start` seals with the new key and still opens what the old ones sealed.
+ * `npm run rotate-key`: the old key goes into the previous-keys file first (so it is never
+ * nowhere), then a new one replaces it.
  */
 export function rotateLocalSecretsKey(settings: Settings): {
   file: string;
@@ -101,11 +93,11 @@ export function rotateLocalSecretsKey(settings: Settings): {
       "SECRETS_ENCRYPTION_KEY is set (in local.settings.json or the environment), so the local key file is not used: rotate that key as docs/operations.md says (Rotating the encryption key).",
     );
   }
-  const file = localKeyFile(settings);
+  const file = keyFile(settings);
   if (!existsSync(file))
     throw new StartupError(`There is no local key to rotate yet (${file}): npm start makes one.`);
   const old = readKeyFile(file);
-  const previousFile = localPreviousKeysFile(settings);
+  const previousFile = previousKeysFile(settings);
   const previous = [old, ...readPreviousKeys(previousFile).filter((key) => key !== old)];
   replaceFile(previousFile, `${previous.join("\n")}\n`);
   replaceFile(file, `${newKey()}\n`);

@@ -15,28 +15,13 @@ import { StartupError } from "./startup-error";
 
 /** How long the developer's token in `.local/local.env` lasts: a working day. */
 export const DEVELOPER_TOKEN_HOURS = 8;
-/** The longest a local token may last: they are bearer credentials, even locally. */
-export const MAX_TOKEN_HOURS = 24;
-
-export interface LocalTokenRequest {
-  name: string;
-  /** An application (ServicePrincipal) token instead of a user's. */
-  app: boolean;
-  hours: number;
-}
-
-export interface LocalToken {
-  token: string;
-  objectId: string;
-  authority: string;
-}
+/** Local tokens are bearer credentials too: a day at most. */
+const MAX_TOKEN_HOURS = 24;
 
 /**
- * The authority the local stack's issuer runs as: what the running stack wrote to
- * `.local/local.env`, else the settings' AUTH_AUTHORITY, else the local issuer on an ISSUER_PORT
- * the settings name; never the default port. The file comes first because a shell may still
- * carry an older start's value. The issuer must answer: a token for a stopped stack's issuer is
- * no use, and a port taken since by something else must not be named in one.
+ * The running stack's issuer: AUTH_AUTHORITY in `.local/local.env` (a shell may carry an older
+ * start's), else the settings', else ISSUER_PORT's; never the default port. It must answer: a
+ * stopped stack's port may have been taken since.
  */
 async function localAuthority(settings: Settings): Promise<string> {
   const fromFile = readLocalEnvFile(settings).AUTH_AUTHORITY;
@@ -66,8 +51,11 @@ async function localAuthority(settings: Settings): Promise<string> {
   return trimmed;
 }
 
-/** A token for a local principal, signed with the local issuer's key (the file `npm start` made). */
-export async function mintLocalToken(settings: Settings, request: LocalTokenRequest): Promise<LocalToken> {
+/** A token for a local principal (an app's with `app`), signed with the key file `npm start` made. */
+export async function mintLocalToken(
+  settings: Settings,
+  request: { name: string; app: boolean; hours: number },
+): Promise<{ token: string; objectId: string; authority: string }> {
   if (request.name.trim() === "") throw new StartupError("The principal name is empty.");
   if (!Number.isInteger(request.hours) || request.hours < 1 || request.hours > MAX_TOKEN_HOURS) {
     throw new StartupError(`--hours takes a whole number from 1 to ${MAX_TOKEN_HOURS}.`);

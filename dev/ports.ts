@@ -1,4 +1,5 @@
 import * as net from "node:net";
+import { StartupError } from "./startup-error";
 
 /** A port that was free a moment ago, for stand-ins that must be told their port up front. */
 export function freePort(host = "127.0.0.1"): Promise<number> {
@@ -20,27 +21,19 @@ export function isPortFree(port: number, host = "127.0.0.1"): Promise<boolean> {
   });
 }
 
-export interface BusyPort {
-  port: number;
-  variable: string;
-}
+type BusyPort = { port: number; variable: string };
 
-/** Every busy port the launcher needs, in one message: freeing one at a time and retrying is slow. */
-export class PortInUseError extends Error {
-  readonly busy: BusyPort[];
-
+/** Every busy port in one message: freeing one at a time and retrying is slow. */
+export class PortInUseError extends StartupError {
   constructor(busy: BusyPort[]) {
     super(
       busy.length === 1
         ? `Port ${busy[0]?.port} is already in use; set ${busy[0]?.variable} to another port.`
         : `Ports already in use: ${busy.map(({ port, variable }) => `${port} (${variable})`).join(", ")}; set ${busy.map(({ variable }) => variable).join(", ")} to other ports.`,
     );
-    this.name = "PortInUseError";
-    this.busy = busy;
   }
 }
 
-/** Checks every port (at once), then names each busy one in one PortInUseError. */
 export async function assertPortsFree(ports: readonly BusyPort[]): Promise<void> {
   const free = await Promise.all(ports.map(({ port }) => isPortFree(port)));
   const busy = ports.filter((_, index) => !free[index]);

@@ -1,7 +1,7 @@
-import type { TriggerMetadata } from "@azure/functions";
 import type { ReceivedMessageItem } from "@azure/storage-queue";
+import type { RpcTypedData } from "./functions-worker";
 
-export type DecodedQueueMessage = { ok: true; text: string; value: unknown } | { ok: false };
+export type DecodedQueueMessage = { ok: true; text: string } | { ok: false };
 
 /**
  * The rules of .NET's Convert.FromBase64String, which the Functions host decodes with
@@ -14,39 +14,31 @@ export function isBase64(messageText: string): boolean {
   return compact.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(compact);
 }
 
-/** What @azure/functions does with a string it receives from the host: JSON when it parses, else the text. */
-function parseJsonOrText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 /** host.json `messageEncoding: base64`: the message text is base64 of UTF-8 bytes. */
 export function decodeQueueMessage(messageText: string): DecodedQueueMessage {
   if (!isBase64(messageText)) return { ok: false };
   const text = Buffer.from(messageText, "base64").toString("utf8");
-  return { ok: true, text, value: parseJsonOrText(text) };
+  return { ok: true, text };
 }
 
 /**
- * Dates as a Node function sees them from the real host: Newtonsoft's DateTimeOffset format,
- * e.g. "2024-05-01T12:00:00+00:00" (storage times are whole seconds).
+ * The binding data the real queue trigger sends with a message, as the host puts it on the wire:
+ * PascalCase names (the worker's library camel-cases them into context.triggerMetadata), numbers
+ * as JSON, the rest as text; dates in Newtonsoft's DateTimeOffset format, "2024-05-01T12:00:00+00:00".
  */
-function hostDateString(date: Date | undefined): string | undefined {
-  return date?.toISOString().replace(".000Z", "Z").replace(/Z$/, "+00:00");
-}
-
-/** The binding data the real queue trigger passes as context.triggerMetadata (keys camel-cased by the worker). */
-export function queueTriggerMetadata(item: ReceivedMessageItem, value: unknown): TriggerMetadata {
-  return {
-    queueTrigger: value,
-    dequeueCount: item.dequeueCount,
-    expirationTime: hostDateString(item.expiresOn),
-    id: item.messageId,
-    insertionTime: hostDateString(item.insertedOn),
-    nextVisibleTime: hostDateString(item.nextVisibleOn),
-    popReceipt: item.popReceipt,
+export function queueTriggerMetadata(item: ReceivedMessageItem): Record<string, RpcTypedData> {
+  const metadata: Record<string, RpcTypedData> = {
+    DequeueCount: { json: String(item.dequeueCount) },
+    Id: { string: item.messageId },
+    PopReceipt: { string: item.popReceipt },
   };
+  const dates = {
+    ExpirationTime: item.expiresOn,
+    InsertionTime: item.insertedOn,
+    NextVisibleTime: item.nextVisibleOn,
+  };
+  for (const [name, date] of Object.entries(dates)) {
+    if (date) metadata[name] = { string: date.toISOString().replace(".000Z", "Z").replace(/Z$/, "+00:00") };
+  }
+  return metadata;
 }

@@ -1,243 +1,154 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
-import { type AppConfig, loadConfig } from "../src/config";
-import { createServices, disposeServices, type Services } from "../src/services";
-import { ensureContainers } from "../src/store/containers";
-import { queueFunctions } from "../src/triggers/queue-functions";
-import { routeDefinitions } from "../src/triggers/routes";
-import type { IssuerPlan } from "./auth-plan";
+import { loadConfig } from "../src/config";
+import { describeExit } from "./child-lifecycle";
 import { ensureDatabase } from "./ensure-database";
-import { type HostSettings, readHostSettings } from "./host-json";
 import type { HostLogger } from "./host-logger";
-import type { LocalKeys } from "./key-check";
-import { createLocalHost } from "./local-host";
 import { projectRoot } from "./local-paths";
 import type { Settings } from "./local-settings";
 import { assertPortsFree, freePort, PortInUseError } from "./ports";
-import { DEFAULT_PORTS, type PortVariable, planStack, type StackPlan } from "./stack-plan";
-import type { ManagedIdentityEndpoint } from "./stand-ins/managed-identity/server";
+import { DEFAULT_PORTS, type PortVariable, planStack } from "./stack-plan";
 import type { OpenIdIssuer } from "./stand-ins/openid-issuer";
 import { StartupError } from "./startup-error";
-import { type ChildSpec, type StopOutcome, Supervisor } from "./supervisor";
-import { waitForHealthy } from "./wait-for-health";
 
 /**
- * The one way to run the local stack: a stand-in for every backing service the settings do not
- * configure (Azurite, the Cosmos DB server, the Service Bus stand-in) and the local Functions host.
- * `npm start` runs each as a supervised child process; the tests run the Cosmos server in the
- * process that starts it and a host in each test file; the benchmarks and the load run keep the
- * host in-process (to measure it) and the stand-ins in children (as real services are elsewhere).
+ * The one way to run the local stack (`npm start`, the tests, the bench, the load run): a stand-in
+ * for every backing service the settings do not configure, and the local Functions host.
  */
-
-/** Queue-trigger settings of an in-process host: host.json's, with these changed. */
-export type QueueOverrides = Partial<HostSettings["queues"]> & {
-  /** How long a message stays locked while its handler runs; the local host's default unless set. */
-  lockSeconds?: number;
-};
-
-export interface HostOptions {
-  /** The settings the service reads (src/config.ts), as the environment carries them. */
-  settings: NodeJS.ProcessEnv;
-  /** 0 picks a free port. */
-  port: number;
-  keys: LocalKeys;
-  /** Poll the queues as host.json says, changed by these; `false`: serve HTTP only. */
-  queues: QueueOverrides | false;
-  /** Create the database and its containers first (default true). */
-  createContainers?: boolean;
-  log: HostLogger;
-}
-
-export interface RunningHost {
-  baseUrl: string;
-  config: AppConfig;
-  services: Services;
-  /** Stops the host (its queue triggers first) and closes its clients. */
-  close(): Promise<void>;
-}
-
-/** The local Functions host in this process: the route table and queue functions, as host.json sets them. */
-export async function startHost(options: HostOptions): Promise<RunningHost> {
-  const config = loadConfig(options.settings);
-  const services = createServices(config);
-  try {
-    if (options.createContainers !== false) await ensureContainers(services.cosmos, config.COSMOS_DATABASE);
-    const hostSettings = readHostSettings();
-    const queues = options.queues;
-    const host = createLocalHost({
-      routes: routeDefinitions(),
-      services,
-      keys: options.keys,
-      routePrefix: hostSettings.routePrefix,
-      ...(queues !== false && {
-        queues: {
-          functions: queueFunctions,
-          settings: { ...hostSettings.queues, ...withoutLock(queues) },
-          ...(queues.lockSeconds !== undefined && { lockSeconds: queues.lockSeconds }),
-        },
-      }),
-      log: options.log,
-    });
-    const baseUrl = await host.listen(options.port).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") {
-        throw new StartupError(`Port ${options.port} is already in use; set PORT to another port.`);
-      }
-      throw error;
-    });
-    return {
-      baseUrl,
-      config,
-      services,
-      async close() {
-        await host.close();
-        await disposeServices(services);
-      },
-    };
-  } catch (error) {
-    await disposeServices(services);
-    throw error;
-  }
-}
-
-function withoutLock({ lockSeconds: _lock, ...settings }: QueueOverrides): Partial<HostSettings["queues"]> {
-  return settings;
-}
-
 export interface StackOptions {
-  /**
-   * "planned": the ports the settings name, else the defaults, each checked free before anything
-   * starts (`npm start`). "free": a free port for every port setting not given (tests, bench).
-   */
+  /** "planned": the settings' ports or the defaults, checked free first; "free": free ports for the unset ones. */
   ports: "planned" | "free";
-  /**
-   * Keep Azurite's data and Cosmos DB snapshots in LOCAL_DATA_DIR (`npm start`); otherwise both
-   * stay in memory (LOCAL_DATA_IN_MEMORY=true for the children): nothing is written to disk, so
-   * nothing is left behind, even when this process is killed.
-   */
+  /** Keep data in LOCAL_DATA_DIR; otherwise in memory only (LOCAL_DATA_IN_MEMORY=true), nothing left behind. */
   persistent: boolean;
   cosmos: "child" | "in-process";
   serviceBus: "child" | "none";
-  host: "child" | "in-process" | "none";
-  /** What the in-process host logs; nothing unless given (log lines would skew timings). */
+  host: "child" | "none";
+  /** Where the host's log lines go (over IPC) instead of its output: the bench and the load run count them. */
   hostLog?: HostLogger;
-  /** What of the children's output shows: all (`npm start`) or their errors only. */
   childOutput: "all" | "errors";
   /** A child that exits on its own once started; by default a line on stderr. */
   onUnexpectedExit?: (name: string, how: string) => void;
 }
 
-export interface RunningStack {
-  plan: StackPlan;
-  /** The host's base URL (also when it runs as a child). */
-  baseUrl: string;
-  cosmosEndpoint: string;
-  storageConnectionString: string;
-  /** Azurite's blob endpoint (path-style, account included), when Azurite runs. */
-  blobEndpoint: string | undefined;
-  /** A connection string for the Service Bus stand-in, with `EntityPath` when given. */
-  serviceBusConnectionString(entityPath?: string): string;
-  /** The in-process host, when the host runs in this process. */
-  host: RunningHost | undefined;
-  /** The local OpenID issuer (in this process), when the plan has one and a host runs. */
-  issuer: OpenIdIssuer | undefined;
-  /** The managed-identity stand-in (in this process), when a host or the Service Bus stand-in runs. */
-  identity: ManagedIdentityEndpoint | undefined;
-  /** Azurite's HTTPS blob endpoint with OAuth (`https://localhost:{port}/devstoreaccount1`), when Azurite runs. */
-  blobTlsEndpoint: string | undefined;
-}
+export type RunningStack = Awaited<ReturnType<LocalStack["start"]>>;
+/** clean: false when it failed while stopping or had to be killed. */
+export type StopOutcome = { name: string; clean: boolean; description: string };
+type Child = { name: string; process: ChildProcess; exited: Promise<string>; stopTimeoutMs: number };
 
 const READY_TIMEOUT_MS = 60_000;
 const PORT_VARIABLES = Object.keys(DEFAULT_PORTS) as PortVariable[];
 
-/** The built dev/ folder: children run compiled, also when this module runs from source (tests). */
-function builtDevDir(): string {
-  return __filename.endsWith(".js") ? __dirname : path.join(projectRoot(), "dist", "dev");
+/** Each child leads its own process group; signal 0 asks whether any of it is left. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
+  try {
+    return child.pid !== undefined && process.kill(-child.pid, signal);
+  } catch {
+    return false; // the group is empty
+  }
 }
 
-async function distinctFreePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
+/** Polls GET /health until it answers 200: every dependency of the host answers too. */
+async function waitForHealthy(baseUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(10_000) });
+      if (response.status === 200) return;
+      last = `${response.status} ${await response.text()}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new StartupError(
+    `The Functions host did not answer GET /health with 200 within ${timeoutMs / 1000} s (last answer: ${last}).`,
+  );
 }
 
 /**
- * A local stack, started once and stopped once. stop() may come at any time, also while start()
- * is under way: what has started stops (host first), and start() then fails.
+ * A local stack, started once and stopped once. stop() may come at any time, also during start():
+ * what has started stops (last started first, so the host before the stand-ins), and start() fails.
  */
 export class LocalStack {
-  private readonly supervisor: Supervisor;
+  private readonly children: Child[] = [];
   /** In-process parts, stopped after the children, last first. */
-  private readonly closers: { name: string; close: () => Promise<void> | void }[] = [];
-  private inProcessHost: RunningHost | undefined;
+  private readonly closers: { name: string; close: () => Promise<void> }[] = [];
   private stopping: Promise<StopOutcome[]> | undefined;
 
-  constructor(private readonly options: StackOptions) {
-    this.supervisor = new Supervisor(
-      options.onUnexpectedExit ?? ((name, how) => console.error(`${name} stopped unexpectedly (${how}).`)),
-    );
-  }
+  constructor(private readonly options: StackOptions) {}
 
-  async start(input: Settings): Promise<RunningStack> {
+  async start(input: Settings) {
     const { options } = this;
     const settings: Settings = { ...input };
     if (!options.persistent) settings.LOCAL_DATA_IN_MEMORY = "true";
     if (options.ports === "free") {
+      const ports = new Set<number>();
       const unset = PORT_VARIABLES.filter((variable) => !settings[variable]);
-      const ports = await distinctFreePorts(unset.length);
-      for (const [index, variable] of unset.entries()) settings[variable] = String(ports[index]);
+      while (ports.size < unset.length) ports.add(await freePort());
+      for (const [index, port] of [...ports].entries()) settings[unset[index] as string] = String(port);
     }
     const plan = planStack(settings);
+    const { persistent } = options;
+    const host = options.host === "child";
+    const serviceBus = options.serviceBus === "child";
     // Everything is known before anything starts: a bad setting or a busy port costs no start-up.
-    const config = options.host === "none" ? undefined : loadConfig(plan.settings);
-    if (options.ports === "planned")
-      await assertPortsFree(plan.ports.filter(({ variable }) => this.listensOn(variable)));
+    const config = host ? loadConfig(plan.settings) : undefined;
+    if (options.ports === "planned") {
+      const idle = new Set<PortVariable>();
+      if (!host) idle.add("PORT").add("ISSUER_PORT");
+      if (!serviceBus) idle.add("SERVICEBUS_PORT").add("SERVICEBUS_TLS_PORT");
+      if (!host && !serviceBus) idle.add("IDENTITY_PORT");
+      await assertPortsFree(plan.ports.filter(({ variable }) => !idle.has(variable)));
+    }
 
-    // Made (or checked) here once, so the children that serve TLS only read it.
-    const tls = await localTls().loadOrCreateLocalTls();
-    const { inheritedCaFile } = plan.identity;
-    if (inheritedCaFile !== undefined) localTls().writeCaBundle(tls, inheritedCaFile);
+    // Made (or checked) once here, so the children that serve TLS only read it.
+    const localTls = require("./local-tls") as typeof import("./local-tls");
+    const tls = await localTls.loadOrCreateLocalTls();
+    if (plan.identity.inheritedCaFile !== undefined)
+      localTls.writeCaBundle(tls, plan.identity.inheritedCaFile);
     // Before Service Bus: its $cbs checks tokens against this stand-in's key set.
-    const identity = this.identityRuns() ? await this.startIdentity(plan) : undefined;
+    if (host || serviceBus) {
+      const { startManagedIdentityEndpoint } =
+        require("./stand-ins/managed-identity/server") as typeof import("./stand-ins/managed-identity/server");
+      const { port, header, keyFile } = plan.identity;
+      await this.inProcess("Managed identity stand-in", "IDENTITY_PORT", port, () =>
+        startManagedIdentityEndpoint({ port, header, ...(persistent && { keyFile }) }),
+      );
+    }
     if (plan.azurite) await this.child("Azurite", "azurite-main.js", plan.settings, 10_000);
     if (plan.cosmos && options.cosmos === "child") {
-      // The Cosmos server folds its journal into the snapshot on the way down: give it time.
-      await this.child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 30_000);
+      await this.child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 10_000);
     } else if (plan.cosmos) {
-      this.assertRunning();
-      const server = await startCosmosServer()(plan.cosmos.port);
-      await this.adopt(
-        () => this.closers.push({ name: "Cosmos DB server", close: () => server.close() }),
-        server,
+      const { startCosmosServer } =
+        require("./stand-ins/cosmos-server") as typeof import("./stand-ins/cosmos-server");
+      const { port } = plan.cosmos;
+      await this.inProcess("Cosmos DB server", "COSMOS_PORT", port, () => startCosmosServer(port));
+    }
+    if (serviceBus) {
+      const script = path.join("stand-ins", "service-bus", "main.js");
+      await this.child("Service Bus stand-in", script, plan.settings, 10_000);
+    }
+    let issuer: OpenIdIssuer | undefined;
+    if (plan.issuer && host) {
+      const { startOpenIdIssuer } =
+        require("./stand-ins/openid-issuer") as typeof import("./stand-ins/openid-issuer");
+      const { port, tenantId, keyFile } = plan.issuer;
+      issuer = await this.inProcess("OpenID issuer", "ISSUER_PORT", port, () =>
+        startOpenIdIssuer({ port, tenantId, ...(persistent && { keyFile }) }),
       );
     }
-    if (options.serviceBus === "child") {
-      await this.child(
-        "Service Bus stand-in",
-        path.join("stand-ins", "service-bus", "main.js"),
-        plan.settings,
-        10_000,
-      );
-    }
-    const issuer = plan.issuer && options.host !== "none" ? await this.startIssuer(plan.issuer) : undefined;
     if (config) {
       this.assertRunning();
       await ensureDatabase(config);
-    }
-    if (options.host === "child") {
-      await this.child("Functions host", "local-host-main.js", plan.settings, 10_000);
-      await waitForHealthy(plan.host.url, READY_TIMEOUT_MS);
-    } else if (options.host === "in-process") {
-      this.assertRunning();
-      const host = await startHost({
-        settings: plan.settings,
-        port: plan.host.port,
-        keys: { functionKey: plan.host.functionKey, masterKey: plan.host.masterKey },
-        queues: {},
-        createContainers: false,
-        log: options.hostLog ?? (() => undefined),
+      const { hostLog } = options;
+      const hostSettings = hostLog ? { ...plan.settings, LOCAL_HOST_LOG: "ipc" } : plan.settings;
+      // Its queue triggers wait up to 30 s for running handlers on the way down.
+      await this.child("Functions host", "local-host-main.js", hostSettings, 35_000, (message) => {
+        const line = (message as { log?: { level: never; functionName: string; message: string } }).log;
+        if (line && hostLog) hostLog(line.level, line.functionName, line.message);
       });
-      await this.adopt(() => {
-        this.inProcessHost = host;
-      }, host);
+      await waitForHealthy(plan.host.url, READY_TIMEOUT_MS);
     }
     this.assertRunning();
     return {
@@ -246,129 +157,143 @@ export class LocalStack {
       cosmosEndpoint: plan.settings.COSMOS_ENDPOINT as string,
       storageConnectionString: plan.settings.AzureWebJobsStorage as string,
       blobEndpoint: plan.azurite?.blobEndpoint,
-      serviceBusConnectionString: (entityPath) =>
+      blobTlsEndpoint: plan.azurite?.blobTlsEndpoint,
+      /** The Service Bus stand-in's connection string, with `EntityPath` when given. */
+      serviceBusConnectionString: (entityPath?: string) =>
         plan.serviceBus.connectionString.replace(
           /;EntityPath=[^;]*$/,
           entityPath === undefined ? "" : `;EntityPath=${entityPath}`,
         ),
-      host: this.inProcessHost,
       issuer,
-      identity,
-      blobTlsEndpoint: plan.azurite?.blobTlsEndpoint,
     };
   }
 
-  /** Stops everything that started, the host first; safe to call more than once. */
+  /** Stops everything that started, last started first; safe to call more than once. */
   stop(): Promise<StopOutcome[]> {
     this.stopping ??= (async () => {
       const outcomes: StopOutcome[] = [];
-      const host = this.inProcessHost;
-      this.inProcessHost = undefined;
-      if (host) outcomes.push(await closeOutcome("Functions host", () => host.close()));
-      outcomes.push(...(await this.supervisor.stopAll()));
+      // Kept listed until all have stopped: killAll() is the last resort meanwhile.
+      for (const child of [...this.children].reverse()) outcomes.push(await stopChild(child));
+      this.children.length = 0;
       for (const { name, close } of this.closers.splice(0).reverse()) {
-        outcomes.push(await closeOutcome(name, close));
+        const failure = await close().then(
+          () => undefined,
+          (error: Error) => error.message,
+        );
+        outcomes.push({
+          name,
+          clean: !failure,
+          description: failure ? `failed while stopping: ${failure}` : "stopped",
+        });
       }
       return outcomes;
     })();
     return this.stopping;
   }
 
-  /** Last resort when this process is exiting abruptly: no child may outlive it. */
+  /** Last resort when this process is exiting abruptly: no goodbyes, just no orphans. */
   killAll(): void {
-    this.supervisor.killAll();
-  }
-
-  /** Whether this stack listens on the port a variable sets (some parts may not run at all). */
-  private listensOn(variable: PortVariable): boolean {
-    const { host, serviceBus } = this.options;
-    if (variable === "PORT" || variable === "ISSUER_PORT") return host !== "none";
-    if (variable === "IDENTITY_PORT") return this.identityRuns();
-    return (variable !== "SERVICEBUS_PORT" && variable !== "SERVICEBUS_TLS_PORT") || serviceBus !== "none";
-  }
-
-  /** The managed-identity stand-in serves the host's credentials and Service Bus's key set. */
-  private identityRuns(): boolean {
-    return this.options.host !== "none" || this.options.serviceBus !== "none";
-  }
-
-  /** In this process, like the issuer; its key lives in the key file only when the stack keeps its data. */
-  private async startIdentity(plan: StackPlan): Promise<ManagedIdentityEndpoint> {
-    this.assertRunning();
-    const identity = await startManagedIdentityEndpoint()({
-      port: plan.identity.port,
-      header: plan.identity.header,
-      ...(this.options.persistent && { keyFile: plan.identity.keyFile }),
-    }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE")
-        throw new PortInUseError([{ port: plan.identity.port, variable: "IDENTITY_PORT" }]);
-      throw error;
-    });
-    await this.adopt(
-      () => this.closers.push({ name: "Managed identity stand-in", close: () => identity.close() }),
-      identity,
-    );
-    return identity;
+    for (const { process: child } of this.children) {
+      if (child.exitCode === null && child.signalCode === null) signalGroup(child, "SIGKILL");
+    }
   }
 
   private assertRunning(): void {
     if (this.stopping) throw new StartupError("Not starting the local stack: shutting down.");
   }
 
-  /**
-   * The issuer runs in this process: it is small, holds nothing but its key, and stops with the
-   * launcher. Its key lives in the key file only when the stack keeps its data.
-   */
-  private async startIssuer(plan: IssuerPlan): Promise<OpenIdIssuer> {
+  /** A part in this process (small, nothing on disk but its key); closed again if stop() came meanwhile. */
+  private async inProcess<T extends { close(): Promise<void> }>(
+    name: string,
+    variable: PortVariable,
+    port: number,
+    start: () => Promise<T>,
+  ): Promise<T> {
     this.assertRunning();
-    const issuer = await startOpenIdIssuer()({
-      port: plan.port,
-      tenantId: plan.tenantId,
-      ...(this.options.persistent && { keyFile: plan.keyFile }),
-    }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE")
-        throw new PortInUseError([{ port: plan.port, variable: "ISSUER_PORT" }]);
-      throw error;
+    const started = await start().catch((error: NodeJS.ErrnoException) => {
+      throw error.code === "EADDRINUSE" ? new PortInUseError([{ port, variable }]) : error;
     });
-    await this.adopt(() => this.closers.push({ name: "OpenID issuer", close: () => issuer.close() }), issuer);
-    return issuer;
-  }
-
-  /** Keeps what just started for stop(); closes it again if stop() came while it was starting. */
-  private async adopt(keep: () => void, started: { close(): Promise<void> }): Promise<void> {
     if (this.stopping) {
       await started.close();
       this.assertRunning();
     }
-    keep();
+    this.closers.push({ name, close: () => started.close() });
+    return started;
   }
 
-  private child(name: string, script: string, settings: Settings, stopTimeoutMs: number): Promise<void> {
-    const spec: ChildSpec = {
-      name,
-      script: path.join(builtDevDir(), script),
+  /** Resolves once the child reports ready (dev/child-lifecycle.ts); rejects if it exits or stays silent. */
+  private child(
+    name: string,
+    script: string,
+    settings: Settings,
+    stopTimeoutMs: number,
+    onMessage?: (message: unknown) => void,
+  ): Promise<void> {
+    this.assertRunning();
+    // Children run compiled, also when this module runs from source (tests).
+    const devDir = __filename.endsWith(".js") ? __dirname : path.join(projectRoot(), "dist", "dev");
+    // Own process group: Ctrl+C in a terminal signals the whole foreground group, but the launcher
+    // stops its children itself, in order. The IPC channel carries "ready", and tells a child the
+    // launcher is gone.
+    const child = spawn(process.execPath, [path.join(devDir, script)], {
       env: { ...process.env, ...settings },
-      readyTimeoutMs: READY_TIMEOUT_MS,
-      stopTimeoutMs,
-      output: this.options.childOutput,
-    };
-    return this.supervisor.start(spec);
+      stdio: ["ignore", this.options.childOutput === "errors" ? "ignore" : "inherit", "inherit", "ipc"],
+      detached: true,
+    });
+    const exited = new Promise<string>((resolve) => {
+      child.once("exit", (code, signal) => resolve(describeExit(code, signal)));
+      child.once("error", (error) => resolve(`failure to start: ${error.message}`));
+    });
+    this.children.push({ name, process: child, exited, stopTimeoutMs });
+    let ready = false;
+    const onExit =
+      this.options.onUnexpectedExit ?? ((n, how) => console.error(`${n} stopped unexpectedly (${how}).`));
+    void exited.then((how) => ready && !this.stopping && onExit(name, how));
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new StartupError(`${name} did not start within ${READY_TIMEOUT_MS / 1000} s.`)),
+        READY_TIMEOUT_MS,
+      );
+      child.on("message", (message: { ready?: unknown } | null) => {
+        if (message?.ready !== true) return onMessage?.(message);
+        ready = true;
+        clearTimeout(timer);
+        resolve();
+      });
+      void exited.then((how) => {
+        clearTimeout(timer);
+        if (!ready) reject(new StartupError(`${name} stopped while starting (${how}).`));
+      });
+    });
   }
 }
 
-async function closeOutcome(name: string, close: () => Promise<void> | void): Promise<StopOutcome> {
-  try {
-    await close();
-    return { name, clean: true, description: "stopped" };
-  } catch (error) {
-    return { name, clean: false, description: `failed while stopping: ${(error as Error).message}` };
+/** SIGTERM, then a wait for the child's whole group (what it started too); SIGKILL at the deadline. */
+async function stopChild({ name, process: child, exited, stopTimeoutMs }: Child): Promise<StopOutcome> {
+  const dead = child.exitCode !== null || child.signalCode !== null;
+  // A child that died may have left its own children (Azurite's services) behind.
+  if (dead) signalGroup(child, "SIGTERM");
+  else child.kill("SIGTERM");
+  const deadline = Date.now() + stopTimeoutMs;
+  let killed = false;
+  while (!killed && signalGroup(child, 0)) {
+    if (Date.now() > deadline) killed = signalGroup(child, "SIGKILL") || true;
+    else await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const how = await exited;
+  if (dead) return { name, clean: false, description: `had already stopped (${how})` };
+  if (killed)
+    return {
+      name,
+      clean: false,
+      description: `did not stop within ${stopTimeoutMs / 1000} s and was killed`,
+    };
+  return { name, clean: how === "exit code 0", description: `stopped (${how})` };
 }
 
 /**
- * Starts a stack for a caller that owns no signal handling of its own (tests, bench, load): on a
- * failed start what did start is stopped again, and should this process exit without stop(), the
- * children are killed with it.
+ * A stack for a caller without signal handling of its own (tests, bench, load): a failed start
+ * stops what did start, and should this process exit without stop(), the children die with it.
  */
 export async function startStack(
   settings: Settings,
@@ -377,40 +302,11 @@ export async function startStack(
   const stack = new LocalStack(options);
   const killOnExit = () => stack.killAll();
   process.on("exit", killOnExit);
-  const stop = async () => {
-    try {
-      return await stack.stop();
-    } finally {
-      process.off("exit", killOnExit);
-    }
-  };
+  const stop = () => stack.stop().finally(() => process.off("exit", killOnExit));
   try {
     return { ...(await stack.start(settings)), stop };
   } catch (error) {
     await stop();
     throw error;
   }
-}
-
-// The stand-ins load only when this process runs them: the local host's own process (local-host-main)
-// imports this module for startHost and runs neither, and the issuer's token library alone takes
-// tens of milliseconds to load, before the host can answer its first request.
-function startCosmosServer(): typeof import("./stand-ins/cosmos-server").startCosmosServer {
-  return (require("./stand-ins/cosmos-server") as typeof import("./stand-ins/cosmos-server"))
-    .startCosmosServer;
-}
-
-function startOpenIdIssuer(): typeof import("./stand-ins/openid-issuer").startOpenIdIssuer {
-  return (require("./stand-ins/openid-issuer") as typeof import("./stand-ins/openid-issuer"))
-    .startOpenIdIssuer;
-}
-
-function startManagedIdentityEndpoint(): typeof import("./stand-ins/managed-identity/server").startManagedIdentityEndpoint {
-  return (
-    require("./stand-ins/managed-identity/server") as typeof import("./stand-ins/managed-identity/server")
-  ).startManagedIdentityEndpoint;
-}
-
-function localTls(): typeof import("./local-tls") {
-  return require("./local-tls") as typeof import("./local-tls");
 }

@@ -11,9 +11,9 @@ import { describeFailure } from "./startup-error";
 import { formatSummary } from "./summary";
 
 /**
- * What `npm start` runs: the local stack (dev/stack.ts) with every part a child process of its
- * own, on the configured ports, its data kept in LOCAL_DATA_DIR; then a summary once /health
- * answers 200. Stops every child on Ctrl+C / SIGTERM, and all of them if one dies.
+ * `npm start`: the local stack with every part a child process, on the configured ports, its data
+ * in LOCAL_DATA_DIR; a summary once /health answers 200. Ctrl+C / SIGTERM stops every child, and
+ * all of them stop if one dies.
  */
 const stack = new LocalStack({
   ports: "planned",
@@ -22,20 +22,18 @@ const stack = new LocalStack({
   serviceBus: "child",
   host: "child",
   childOutput: "all",
-  onUnexpectedExit: (name, how) => {
-    void shutdown(1, `${name} stopped unexpectedly (${how}); stopping the others.`);
-  },
+  onUnexpectedExit: (name, how) =>
+    void shutdown(1, `${name} stopped unexpectedly (${how}); stopping the others.`),
 });
 
 let exiting: Promise<void> | undefined;
 
-/** Stops the children (host first, stand-ins after), then exits; only the first call counts. */
+/** Stops the children (host first), then exits; only the first call counts. */
 function shutdown(code: number, message: string): Promise<void> {
   exiting ??= (async () => {
-    if (code === 0) console.log(message);
-    else console.error(message);
+    (code === 0 ? console.log : console.error)(message);
     const outcomes = await stack.stop();
-    // After a requested stop, a child that failed to stop cleanly (say, its snapshot failed) is news.
+    // After a requested stop, a child that failed to stop cleanly is news.
     const unclean = code === 0 ? outcomes.filter((outcome) => !outcome.clean) : [];
     for (const outcome of unclean) console.error(`${outcome.name} ${outcome.description}.`);
     process.exit(unclean.length > 0 ? 1 : code);
@@ -47,11 +45,10 @@ async function run(): Promise<void> {
   const { file, values } = loadLocalSettings(process.env);
   const secretsKey = ensureLocalSecretsKey(values);
   const { plan, issuer } = await stack.start(values);
-  // Endpoints can dead-letter into Azurite with this URL (only when Azurite is the storage).
+  // Dead letters into Azurite (SAS URL, and the HTTPS container for identity-based endpoints), when it is the storage.
   const [deadLetterUrl] = plan.azurite
     ? await Promise.all([
         localDeadLetterSasUrl(plan.azurite.blobEndpoint, LOCAL_DEAD_LETTER_CONTAINER),
-        // The same container on the HTTPS blob service, for identity-based endpoints' deadLetterUri.
         ensureHttpsDeadLetterContainer(plan.azurite.blobTlsEndpoint, plan.identity.certFile),
       ])
     : [undefined];

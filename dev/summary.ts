@@ -13,18 +13,14 @@ import {
   SYSTEM_ASSIGNED,
 } from "./stand-ins/managed-identity/identities";
 
-/** Quotes a value for bash (and any POSIX shell) so a printed command works when pasted. */
+/** Quotes a value for a POSIX shell so a printed command works when pasted. */
 export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/**
- * How an example request names its caller: the function key as printed (AUTH_MODE=keys), or a
- * bearer token from a shell variable (a token is too long to print well; `.local/local.env` sets it).
- */
+/** How an example names its caller: the function key (AUTH_MODE=keys), or a token in a shell variable (too long to print). */
 export type Caller = { functionKey: string } | { tokenVariable: string };
 
-/** The caller of the examples the summary prints: the function key under keys, $TOKEN under entra. */
 export function exampleCaller(plan: StackPlan): Caller {
   return plan.settings.AUTH_MODE === "keys"
     ? { functionKey: plan.host.functionKey }
@@ -37,7 +33,7 @@ function callerHeader(caller: Caller): string {
     : `-H "Authorization: Bearer $${caller.tokenVariable}"`;
 }
 
-/** A profile PUT that works as printed, with the local function key (or the token in $TOKEN). */
+/** A profile PUT that works as printed. */
 export function curlExample(hostUrl: string, caller: Caller): string {
   const content = JSON.stringify({
     AllowDBUserOverride: "1",
@@ -60,22 +56,22 @@ export function assessmentLookupExample(hostUrl: string, caller: Caller): string
   return ["curl", shellQuote(url), callerHeader(caller)].join(" ");
 }
 
-const LABEL_WIDTH = 15;
-
 function table(rows: [string, string][]): string[] {
-  return rows.map(([label, value]) => `  ${label.padEnd(LABEL_WIDTH)}  ${value}`);
+  return rows.map(([label, value]) => `  ${label.padEnd(15)}  ${value}`);
 }
 
 function secretsKeySource({ file, generated, previous }: LocalSecretsKey): string {
   if (file === undefined) return "SECRETS_ENCRYPTION_KEY from the settings";
+  if (generated) return `generated a local key into ${file}`;
   const earlier =
     previous === 0 ? "" : ` (and ${previous} previous key${previous === 1 ? "" : "s"}, npm run rotate-key)`;
-  return generated ? `generated a local key into ${file}` : `local key from ${file}${earlier}`;
+  return `local key from ${file}${earlier}`;
 }
 
-/** Who may call, and how to get what they call with: the local keys, or tokens and where they come from. */
+/** Who may call: the local keys, or tokens and where they come from. */
 function callerLines(plan: StackPlan, envFile: string | undefined): string[] {
-  if (plan.settings.AUTH_MODE === "keys") {
+  const { issuer, settings } = plan;
+  if (settings.AUTH_MODE === "keys") {
     return [
       "Local keys (AUTH_MODE=keys; x-functions-key header or ?code=):",
       ...table([
@@ -84,21 +80,18 @@ function callerLines(plan: StackPlan, envFile: string | undefined): string[] {
       ]),
     ];
   }
-  const { issuer } = plan;
   if (!issuer) {
     return [
-      `Callers need an Entra ID token (AUTH_MODE=entra) from ${plan.settings.AUTH_AUTHORITY} for ${plan.settings.AUTH_AUDIENCE}.`,
+      `Callers need an Entra ID token (AUTH_MODE=entra) from ${settings.AUTH_AUTHORITY} for ${settings.AUTH_AUDIENCE}.`,
     ];
   }
+  const admin = issuer.developerIsAdmin ? " (Owner at /: AUTH_ADMIN_PRINCIPALS)" : "";
   const tokenFile = envFile === undefined ? "" : ` in ${displayPath(envFile)}`;
   return [
     "Callers need a bearer token (AUTH_MODE=entra); the local OpenID issuer makes them:",
     ...table([
       ["issuer", issuer.authority],
-      [
-        "developer",
-        `${issuer.developerObjectId}${issuer.developerIsAdmin ? " (Owner at /: AUTH_ADMIN_PRINCIPALS)" : ""}`,
-      ],
+      ["developer", `${issuer.developerObjectId}${admin}`],
       ["token", `TOKEN${tokenFile}, the developer's, for 8 h; renew it with \`npm run token\``],
       ["other callers", "npm run -s token -- <name> [--app] [--hours N]   (prints a token)"],
     ]),
@@ -110,34 +103,7 @@ function identityLine(identity: LocalManagedIdentity, role: string): [string, st
   return [identity.kind, `${name} (principal ${identity.principalId}; ${role})`];
 }
 
-/** The values of an identity-based endpoint (PUT) that the local stand-ins serve, and the identities. */
-export function identityEndpointLines(plan: StackPlan): string[] {
-  return [
-    "Identity-based endpoints (managed identity stand-in; AMQPS and HTTPS with the local certificate):",
-    ...table([
-      ["endpointUri", `sb://localhost:${plan.serviceBus.tlsPort}`],
-      [
-        "deadLetterUri",
-        plan.azurite
-          ? `https://localhost:${plan.azurite.blobTlsPort}/devstoreaccount1/${LOCAL_DEAD_LETTER_CONTAINER}`
-          : "- (storage is configured: use a container of your own account)",
-      ],
-      identityLine(SYSTEM_ASSIGNED, "Service Bus sender"),
-      identityLine(ENDPOINT_SENDER, "Service Bus sender"),
-      identityLine(ENDPOINT_NO_ROLE, "no role: its sends are refused"),
-      ["identity", `${plan.identity.endpoint} (certificate ${displayPath(plan.identity.certFile)})`],
-    ]),
-  ];
-}
-
-/** Where the local Cosmos DB server keeps its data: on disk (each write, before it is answered), or in memory only. */
-function cosmosKeeping(snapshotFile: string, inMemory: boolean): string {
-  return inMemory
-    ? "in memory only, LOCAL_DATA_IN_MEMORY=true: gone when it stops"
-    : `every write kept on disk under ${displayPath(path.dirname(snapshotFile))}/ before it is answered`;
-}
-
-/** What runs where, the local keys (local dev keys: printing them is the point) and a request to try. */
+/** What runs where, the local keys (local dev keys: printing them is the point) and requests to try. */
 export function formatSummary(
   plan: StackPlan,
   settingsFile: string | undefined,
@@ -145,40 +111,54 @@ export function formatSummary(
   deadLetterUrl?: string,
   envFile?: string,
 ): string {
+  const { azurite, cosmos, serviceBus, issuer } = plan;
   const storage = "configured (AzureWebJobsStorage)";
+  const keeping =
+    plan.settings.LOCAL_DATA_IN_MEMORY === "true"
+      ? "in memory only, LOCAL_DATA_IN_MEMORY=true: gone when it stops"
+      : `every write kept on disk under ${displayPath(path.dirname(cosmos?.snapshotFile ?? ""))}/ before it is answered`;
+  const caller = exampleCaller(plan);
   return [
     "",
     "Local stack is running. Ctrl+C stops it.",
     ...table([
       ["Functions host", plan.host.url],
-      ["Azurite blob", plan.azurite?.blobEndpoint ?? storage],
-      ["Azurite queue", plan.azurite?.queueEndpoint ?? storage],
-      ["Azurite data", plan.azurite?.dataDir ?? "-"],
+      ["Azurite blob", azurite?.blobEndpoint ?? storage],
+      ["Azurite queue", azurite?.queueEndpoint ?? storage],
+      ["Azurite data", azurite?.dataDir ?? "-"],
       [
         "Cosmos DB",
-        plan.cosmos
-          ? `${plan.cosmos.endpoint} (${cosmosKeeping(plan.cosmos.snapshotFile, plan.settings.LOCAL_DATA_IN_MEMORY === "true")})`
-          : `configured (${plan.settings.COSMOS_ENDPOINT})`,
+        cosmos ? `${cosmos.endpoint} (${keeping})` : `configured (${plan.settings.COSMOS_ENDPOINT})`,
       ],
-      ["Cosmos snapshot", plan.cosmos?.snapshotFile ?? "-"],
+      ["Cosmos snapshot", cosmos?.snapshotFile ?? "-"],
       [
         "Service Bus",
-        `sb://127.0.0.1:${plan.serviceBus.port}/, AMQPS sb://localhost:${plan.serviceBus.tlsPort}/ (stand-in, in memory)`,
+        `sb://127.0.0.1:${serviceBus.port}/, AMQPS sb://localhost:${serviceBus.tlsPort}/ (stand-in, in memory)`,
       ],
-      [
-        "OpenID issuer",
-        plan.issuer ? `${plan.issuer.authority} (key ${displayPath(plan.issuer.keyFile)})` : "-",
-      ],
+      ["OpenID issuer", issuer ? `${issuer.authority} (key ${displayPath(issuer.keyFile)})` : "-"],
       ["Settings from", settingsFile ?? "the environment only"],
       ["Secrets key", secretsKeySource(secretsKey)],
     ]),
     ...callerLines(plan, envFile),
     "For endpoints (local stand-ins; the SAS is signed with Azurite's published development key):",
     ...table([
-      ["connection", plan.serviceBus.connectionString],
+      ["connection", serviceBus.connectionString],
       ["dead letters", deadLetterUrl ?? "- (storage is configured: use a SAS URL of your own account)"],
     ]),
-    ...identityEndpointLines(plan),
+    "Identity-based endpoints (managed identity stand-in; AMQPS and HTTPS with the local certificate):",
+    ...table([
+      ["endpointUri", `sb://localhost:${serviceBus.tlsPort}`],
+      [
+        "deadLetterUri",
+        azurite
+          ? `${azurite.blobTlsEndpoint}/${LOCAL_DEAD_LETTER_CONTAINER}`
+          : "- (storage is configured: use a container of your own account)",
+      ],
+      identityLine(SYSTEM_ASSIGNED, "Service Bus sender"),
+      identityLine(ENDPOINT_SENDER, "Service Bus sender"),
+      identityLine(ENDPOINT_NO_ROLE, "no role: its sends are refused"),
+      ["identity", `${plan.identity.endpoint} (certificate ${displayPath(plan.identity.certFile)})`],
+    ]),
     ...(envFile === undefined
       ? []
       : [
@@ -188,11 +168,9 @@ export function formatSummary(
     `Events sent to topic ${EXAMPLE_TOPIC} wait in subscription ${EXAMPLE_SUBSCRIPTION}; print them as they arrive:`,
     "  npm run receive",
     "Cluster assessments: load the samples with `npm run seed`, then look one up:",
-    `  ${assessmentLookupExample(plan.host.url, exampleCaller(plan))}`,
-    "functionKey" in exampleCaller(plan)
-      ? "Try:"
-      : "Try (in a shell that sourced the file above, for $TOKEN):",
-    `  ${curlExample(plan.host.url, exampleCaller(plan))}`,
+    `  ${assessmentLookupExample(plan.host.url, caller)}`,
+    "functionKey" in caller ? "Try:" : "Try (in a shell that sourced the file above, for $TOKEN):",
+    `  ${curlExample(plan.host.url, caller)}`,
     "",
   ].join("\n");
 }

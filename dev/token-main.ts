@@ -7,14 +7,9 @@ import { DEVELOPER, principalObjectId } from "./stand-ins/openid-issuer";
 import { describeFailure, StartupError } from "./startup-error";
 
 /**
- * `npm run token -- [name] [--app] [--hours N]`: prints a bearer token of the local OpenID issuer
- * for the principal called `name` (a user; with --app an application), valid N hours (default 8).
- * Without a name it renews the developer's TOKEN in `.local/local.env` and prints it. Only the
- * token goes to stdout, so `TOKEN=$(npm run -s token -- alice)` works. Tokens are signed for the
- * issuer of the stack `npm start` runs (AUTH_AUTHORITY in `.local/local.env`, whatever port it
- * took); without a running stack it refuses. With --object-id it prints only the principal's
- * object id (what a role assignment names, the same on every machine): it mints nothing, so it
- * needs no stack.
+ * `npm run token`: a token of the running stack's issuer for `name` (default: renews TOKEN in
+ * `.local/local.env`), or with --object-id only the object id (no stack needed). Only the token
+ * goes to stdout: `TOKEN=$(npm run -s token -- alice)`. docs/development.md has the options.
  */
 const USAGE = "npm run token -- [name] [--app] [--hours N] [--object-id]";
 

@@ -89,8 +89,7 @@ export interface LoadSummary {
   clients: number;
   seconds: number;
   stats: LoadStats;
-  /** Share of the load's wall time the host's thread was busy (event-loop utilization). */
-  hostBusy: number;
+  /** Messages waiting on the twin-events queue when the load stopped. */
   backlog: number;
   poisoned: number;
   unwatchedEvents: number;
@@ -103,7 +102,7 @@ export function printSummary(summary: LoadSummary): void {
   const { stats, drained, hostLog } = summary;
   console.log("");
   console.log(
-    `Summary: ${whole(stats.requests)} requests in ${summary.seconds.toFixed(1)} s from ${summary.clients} clients, ${whole(stats.requests / summary.seconds)} req/s; host thread busy ${(summary.hostBusy * 100).toFixed(0)} % of the time.`,
+    `Summary: ${whole(stats.requests)} requests in ${summary.seconds.toFixed(1)} s from ${summary.clients} clients, ${whole(stats.requests / summary.seconds)} req/s.`,
   );
   console.log("");
   printRoutes(stats, summary.seconds);

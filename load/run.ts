@@ -32,7 +32,7 @@ const FIXTURES = {
 };
 
 async function queueLength(stack: LoadStack, name: string): Promise<number> {
-  const queue = stack.host.services.queueService.getQueueClient(name);
+  const queue = stack.services.queueService.getQueueClient(name);
   if (!(await queue.exists())) return 0;
   return (await queue.getProperties()).approximateMessagesCount ?? 0;
 }
@@ -99,9 +99,6 @@ async function main(): Promise<number> {
     console.log(
       `Load: ${CLIENTS} clients for ${SECONDS} s across every route (seed ${SEED}); 1-${MAX_EVENTS_PER_POST} events per POST.`,
     );
-    // How busy this thread (the host: HTTP, handlers, queue trigger, delivery) was during the load.
-    const busyBefore = performance.eventLoopUtilization();
-    let hostBusy = 0;
     let backlog = 0;
     const { loaded, drained } = await runWorker(
       {
@@ -116,17 +113,15 @@ async function main(): Promise<number> {
         fixtures,
       },
       async () => {
-        hostBusy = performance.eventLoopUtilization(busyBefore).utilization;
-        backlog = await queueLength(stack, stack.host.services.config.TWIN_EVENTS_QUEUE);
+        backlog = await queueLength(stack, stack.services.config.TWIN_EVENTS_QUEUE);
       },
     );
-    const poisoned = await queueLength(stack, poisonQueueName(stack.host.services.config.TWIN_EVENTS_QUEUE));
+    const poisoned = await queueLength(stack, poisonQueueName(stack.services.config.TWIN_EVENTS_QUEUE));
     const stats = fromData(loaded.stats);
     printSummary({
       clients: CLIENTS,
       seconds: loaded.seconds,
       stats,
-      hostBusy,
       backlog,
       poisoned,
       unwatchedEvents: loaded.unwatchedEvents,

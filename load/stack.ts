@@ -1,19 +1,21 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { HostLogger } from "../dev/host-logger";
-import { type RunningHost, type RunningStack, startStack } from "../dev/stack";
+import { type RunningStack, startStack } from "../dev/stack";
+import { loadConfig } from "../src/config";
+import { createServices, disposeServices, type Services } from "../src/services";
 import { LOAD_FUNCTION_KEY, LOAD_MASTER_KEY } from "./keys";
 
 export type LoadStack = RunningStack & {
-  /** The local host, in this process: the load measures it. */
-  host: RunningHost;
+  /** Clients of the host's stores, in this process (the host is a process of its own). */
+  services: Services;
   blobEndpoint: string;
   stop(): Promise<unknown>;
 };
 
 /**
  * The local stack under load, through dev/stack.ts on loopback and free ports: the stand-ins in
- * child processes, as real services would be elsewhere, the host in this process (load/run.ts
- * reads how busy its thread was). A fresh database and a throw-away data folder.
+ * child processes, as real services would be elsewhere, and the host a process of its own, its
+ * log lines sent here. A fresh database and a throw-away data folder.
  */
 export async function startLoadStack(log: HostLogger): Promise<LoadStack> {
   const stack = await startStack(
@@ -34,15 +36,24 @@ export async function startLoadStack(log: HostLogger): Promise<LoadStack> {
       persistent: false,
       cosmos: "child",
       serviceBus: "child",
-      host: "in-process",
+      host: "child",
       childOutput: "errors",
       hostLog: log,
     },
   );
-  const { host, blobEndpoint } = stack;
-  if (host === undefined || blobEndpoint === undefined) {
+  const { blobEndpoint } = stack;
+  if (blobEndpoint === undefined) {
     await stack.stop();
-    throw new Error("the load stack needs the in-process host and Azurite");
+    throw new Error("the load stack needs Azurite");
   }
-  return { ...stack, host, blobEndpoint };
+  const services = createServices(loadConfig(stack.plan.settings));
+  return {
+    ...stack,
+    services,
+    blobEndpoint,
+    stop: async () => {
+      await disposeServices(services);
+      return stack.stop();
+    },
+  };
 }

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ItemsStore, journalCheckpoint } from "./cosmos-store-hooks";
 
 /**
  * Makes the local Cosmos DB server's transactional batch behave as Cosmos DB's does, since the
@@ -25,6 +24,13 @@ interface OperationResult {
   body?: { _etag?: string } & Record<string, unknown>;
 }
 
+/** The parts of the server's `Items` (its map of a container's documents) a rollback restores. */
+interface ItemsStore {
+  _data: Map<string, unknown>;
+  _index: Map<string, string>;
+  _ridCount: number;
+}
+
 interface Collection {
   read(): { partitionKey?: { paths?: string[] } } | undefined;
   documents: ItemsStore;
@@ -36,14 +42,8 @@ interface Account {
 
 type Operation = (collection: Collection, input: BatchOperation) => OperationResult;
 
-/** The server's own single-operation handlers (its handler/_document-operations module). */
-interface Operations {
-  createOperation: Operation;
-  upsertOperation: Operation;
-  readOperation: Operation;
-  deleteOperation: Operation;
-  replaceOperation: Operation;
-}
+/** The server's own single-operation handlers: its handler/_document-operations module. */
+type Operations = Partial<Record<string, Operation>>;
 
 const PACKAGE = "@vercel/cosmosdb-server";
 const BATCH_HANDLER = `${PACKAGE}/lib/handler/batch-documents`;
@@ -72,10 +72,7 @@ function snapshot(store: ItemsStore): () => void {
   const data = new Map(store._data);
   const index = new Map(store._index);
   const ridCount = store._ridCount;
-  // The journal (when there is one) forgets the batch's changes too: none of them happened.
-  const forget = journalCheckpoint(store);
   return () => {
-    forget();
     store._data = data;
     store._index = index;
     store._ridCount = ridCount;
@@ -83,23 +80,11 @@ function snapshot(store: ItemsStore): () => void {
 }
 
 function runOne(operations: Operations, collection: Collection, input: BatchOperation): OperationResult {
-  switch (input.operationType) {
-    case "Create":
-      return operations.createOperation(collection, input);
-    case "Upsert":
-      return operations.upsertOperation(collection, input);
-    case "Read":
-      return operations.readOperation(collection, input);
-    case "Delete":
-      return operations.deleteOperation(collection, input);
-    case "Replace":
-      return operations.replaceOperation(collection, input);
-    default:
-      return {
-        statusCode: 400,
-        body: { message: `Operation type '${input.operationType}' is not supported.` },
-      };
-  }
+  // Create, Upsert, Read, Delete and Replace, as the server's own batch runs them.
+  const operation = operations[`${input.operationType?.toLowerCase()}Operation`];
+  return operation === undefined
+    ? { statusCode: 400, body: { message: `Operation type '${input.operationType}' is not supported.` } }
+    : operation(collection, input);
 }
 
 function atomicBatch(operations: Operations) {

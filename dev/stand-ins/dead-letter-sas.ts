@@ -9,16 +9,8 @@ import { DEV_ACCOUNT, DEV_ACCOUNT_KEY } from "./azurite";
 /** The Azurite container `npm start` offers for dead letters. */
 export const LOCAL_DEAD_LETTER_CONTAINER = "dead-letters";
 
-/**
- * A dead-letter secret
- for local runs and tests: the Azurite container (created if missing) with a
- * SAS token signed by the well-known development key, path-style as Azurite serves it.
- */
-export async function localDeadLetterSasUrl(
-  blobEndpoint: string,
-  container: string,
-  validDays = 365,
-): Promise<string> {
+/** A dead-letter secret: the Azurite container (made if missing) with a year's SAS of the dev key. */
+export async function localDeadLetterSasUrl(blobEndpoint: string, container: string): Promise<string> {
   const credential = new StorageSharedKeyCredential(DEV_ACCOUNT, DEV_ACCOUNT_KEY);
   const containerClient = new BlobServiceClient(blobEndpoint, credential).getContainerClient(container);
   await containerClient.createIfNotExists();
@@ -26,7 +18,7 @@ export async function localDeadLetterSasUrl(
     {
       containerName: container,
       permissions: ContainerSASPermissions.parse("racwl"),
-      expiresOn: new Date(Date.now() + validDays * 86_400_000),
+      expiresOn: new Date(Date.now() + 365 * 86_400_000),
     },
     credential,
   );

@@ -3,12 +3,15 @@ import * as path from "node:path";
 
 export const ROOT = path.join(__dirname, "..", "..");
 
-/** The Markdown pages whose code the documentation tests hold to: paths relative to the root. */
+/**
+ * The Markdown pages whose code the root's documentation tests hold to: paths relative to the
+ * root. pulumi/README.md is the Pulumi package's tests' (pulumi/test/).
+ */
 export function documentationPages(): string[] {
   const docs = readdirSync(path.join(ROOT, "docs"))
     .filter((name) => name.endsWith(".md"))
     .map((name) => `docs/${name}`);
-  return ["README.md", ...docs.sort(), "client/README.md", "pulumi/README.md"];
+  return ["README.md", ...docs.sort(), "client/README.md"];
 }
 
 export interface CodeBlock {

@@ -39,6 +39,9 @@ const CODES_BY_STATUS: Record<number, readonly string[]> = {
   429: ["TooManyRequests"],
 };
 
+/** What the host answers itself: a request it cannot parse, no route, no key, a body over its limit. */
+const HOST_ANSWERS = new Set([400, 401, 404, 413]);
+
 export interface Forbidden {
   /** Texts that must never appear in an answer or a log line (secret markers, keys). */
   texts: readonly string[];
@@ -53,6 +56,10 @@ export function violations(exchange: Exchange, forbidden: Forbidden): string[] {
   if (!answer) return [`no answer: ${exchange.failure ?? "unknown failure"}`];
   const found: string[] = [];
   const { status } = answer;
+  // The Functions host's own answers, before any function: a status and no body, as in Azure.
+  if (HOST_ANSWERS.has(status) && answer.body === "" && answer.headers["content-type"] === undefined) {
+    return [...leaks(`the host's ${status}`, answerText(exchange), forbidden), ...expectedStatus(exchange)];
+  }
   if (status >= 500) found.push(`answered ${status}: ${answer.body.slice(0, 300)}`);
   if (!answer.headers["x-ms-request-id"]) found.push(`${status} without x-ms-request-id`);
   found.push(...leaks(`the ${status} answer`, answerText(exchange), forbidden));
@@ -130,7 +137,12 @@ function expectedStatus({ answer, request, sent }: Exchange): string[] {
   const route = intent.route;
   if (!route) return [];
   if (!intent.keyValid) return expect(401, `bad key for a ${route.authLevel} route`);
-  if (sent.bodyBytes > MAX_BODY_BYTES) return expect(413, "body over 1 MiB");
+  // A body over the limit is never read: 413, or another refusal the app reached first (a bad path,
+  // a bad query). A GET's or HEAD's body the worker discards; a DELETE's no route reads.
+  if (sent.bodyBytes > MAX_BODY_BYTES && !["GET", "HEAD", "DELETE"].includes(request.method))
+    return answer.status >= 400 && answer.status < 500
+      ? []
+      : [`a body over 1 MiB was answered ${answer.status}, not refused`];
   if (answer.status === 401) return [`401 with a valid key on ${route.name}`];
   const documented = new Set([
     ...route.doc.responses.map((response) => response.status),

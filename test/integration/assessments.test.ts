@@ -1,7 +1,7 @@
 import { SAMPLE_ASSESSMENTS } from "../../dev/seed/sample-assessments";
 import { seedAssessments } from "../../dev/seed/seed-assessments";
 import { ASSESSMENT_API_VERSIONS } from "../../src/common/api-versions";
-import { expectArmError } from "../support/arm";
+import { expectArmError, expectHostAnswer } from "../support/arm";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 
 // ClusterAssessment lookup (docs/api.md): read with the function key, written by the
@@ -160,16 +160,14 @@ describe("the lookup", () => {
 });
 
 describe("writes", () => {
-  it("refuse the function key with 401, for PUT and DELETE", async () => {
-    await expectArmError(
+  it("refuse the function key with the host's 401, for PUT and DELETE", async () => {
+    await expectHostAnswer(
       await write("/clusterAssessments/by-function-key", full, {}, "test-function-key"),
       401,
-      "Unauthorized",
     );
-    await expectArmError(
+    await expectHostAnswer(
       await host.request(`${PROJECT}/clusterAssessments/by-function-key`, { method: "DELETE" }),
       401,
-      "Unauthorized",
     );
   });
 

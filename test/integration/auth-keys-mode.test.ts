@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { expectArmError } from "../support/arm";
+import { expectArmError, expectHostAnswer } from "../support/arm";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 
 // AUTH_MODE=keys keeps the Functions keys of before; what it adds is systemData and role
@@ -57,7 +57,7 @@ describe("AUTH_MODE=keys", () => {
   it("takes role assignments with the master key only", async () => {
     const at = `/subscriptions/s1/providers/Microsoft.Authorization/roleAssignments/${randomUUID()}`;
     const body = JSON.stringify({ principalId: randomUUID(), roleDefinitionName: "Reader" });
-    await expectArmError(await host.request(at, { method: "PUT", body }), 401, "Unauthorized");
+    await expectHostAnswer(await host.request(at, { method: "PUT", body }), 401);
     const created = await host.request(at, { method: "PUT", body, key: MASTER_KEY });
     expect(created.status).toBe(201);
     expect(((await created.json()) as { systemData: { createdBy: string } }).systemData.createdBy).toBe(

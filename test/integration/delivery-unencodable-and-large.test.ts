@@ -47,8 +47,14 @@ async function putZipped(instance: string, eventsJson: string): Promise<void> {
   await putText(JSON.stringify({ twinsInstanceId: instance, eventsGzip }));
 }
 
+/** Where the lines of the tests still to come begin: a test that expects failures moves it past them. */
+let logsFrom = 0;
+
 function logLines(pattern: RegExp): string[] {
-  return host.logs.map((entry) => entry.message).filter((line) => pattern.test(line));
+  return host.logs
+    .slice(logsFrom)
+    .map((entry) => entry.message)
+    .filter((line) => pattern.test(line));
 }
 
 /** Invocations that failed: the host would run each again, sending its events again. */
@@ -140,25 +146,26 @@ describe("an event no client can encode (issue 28, item 2)", () => {
     expect(logLines(/^twin event poisoned: .*event="deep-1" reason="EventTooDeep"/)).toHaveLength(1);
   });
 
-  it("poisons an invalid message that nests 20,000 deep as InvalidMessage, with its reason, on the first invocation", async () => {
+  // In Azure's Node.js worker, @azure/functions camel-cases the trigger's binding data (the
+  // message's parsed JSON among it) recursively before the function runs: a message nesting some
+  // 3,000 deep fails there, each time, whatever the function does. The host retries it and moves
+  // it to the poison queue as it is: kept, not dropped, and the failure logged with its cause.
+  it("leaves a message nesting 20,000 deep, which the worker cannot hand over, to the host's poison queue, unchanged", async () => {
     const instance = twinsInstance("too-deep-invalid");
     const depth = 20_000;
-    // No `type`: not a CloudEvent, so the message is invalid, and too deep to be kept in the record.
     const event = `{"id":"deep-2","source":"/twins/test","specversion":"1.0","data":${"[".repeat(depth)}${"]".repeat(depth)}}`;
-    await putText(`{"twinsInstanceId":"${instance}","events":[${event}]}`);
-
-    const invalid = async () =>
-      (await poisonRecords(host)).filter((record) => record.reason === "InvalidMessage");
-    await waitUntil(async () => (await invalid()).length > 0, 60_000, "the poison record");
-    await pastARerun();
-    expect(failedInvocations()).toEqual([]);
-    expect(await invalid()).toEqual([
-      {
-        reason: "InvalidMessage",
-        detail: expect.stringMatching(/type.*; the message is not kept: it nests deeper than 102 levels$/),
-        poisonedAt: expect.any(String),
-      },
-    ]);
+    const text = Buffer.from(`{"twinsInstanceId":"${instance}","events":[${event}]}`).toString("base64");
+    await queue.sendMessage(text);
+    const poisonQueue = new QueueClient(sharedStandIns().storageConnectionString, `${queue.name}-poison`);
+    const poisoned = async () =>
+      (await poisonQueue.peekMessages({ numberOfMessages: 32 })).peekedMessageItems;
+    const held = async () => (await poisoned()).filter((item) => item.messageText === text);
+    await waitUntil(async () => (await held()).length > 0, 120_000, "the host's poison queue");
+    expect(await held()).toHaveLength(1);
+    expect(failedInvocations().every((line) => line.includes("Maximum call stack size exceeded"))).toBe(true);
+    expect(failedInvocations()).toHaveLength(5);
+    await poisonQueue.clearMessages();
+    logsFrom = host.logs.length;
   });
 });
 

@@ -18,6 +18,13 @@ import {
 } from "../support/delivery-kit";
 import { startTestHost, type TestHost } from "../support/test-host";
 
+/** What was warned: by this process's clients (console.warn) and by the host process (its log). */
+function warned(warn: jest.SpyInstance, host: TestHost): string {
+  return [...warn.mock.calls.map((call) => call.join(" ")), ...host.logs.map((entry) => entry.message)].join(
+    "\n",
+  );
+}
+
 // Secrets kept secret (docs/api.md): never logged, sealed under a rotatable key, and a
 // deployment with the wrong key fails clearly. Also the per-instance quota and delivery lookup.
 const INSTANCE =
@@ -101,9 +108,7 @@ describe("the encryption key", () => {
       const listed = await host.request(`${INSTANCE}/endpoints`);
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as { value: unknown[] }).value).toEqual([masked("sealed")]);
-      expect(warn.mock.calls.join("\n")).toContain(
-        `${INSTANCE}/endpoints/sealed is listed with its secrets masked`,
-      );
+      expect(warned(warn, host)).toContain(`${INSTANCE}/endpoints/sealed is listed with its secrets masked`);
     } finally {
       warn.mockRestore();
       await host.stop();
@@ -201,7 +206,7 @@ describe("an endpoint whose secrets cannot be opened", () => {
       expect(text).not.toContain(KEY);
 
       await expectArmError(await host.request(`${INSTANCE}/endpoints/broken`), 500, "SecretsUnreadable");
-      const warnings = warn.mock.calls.map((call) => call.join(" ")).join("\n");
+      const warnings = warned(warn, host);
       expect(warnings).toContain(`${INSTANCE}/endpoints/broken`);
       expect(warnings).toMatch(/SecretsUnreadable|cannot be opened/);
       expect(warnings).not.toContain(KEY);
@@ -249,14 +254,13 @@ describe("an endpoint whose secrets cannot be opened", () => {
           events: [expect.objectContaining({ id: "sealed-1" })],
         }),
       ]);
+      await host.flushLogs();
       const logged = host.logs.map((entry) => entry.message).join("\n");
       expect(logged).toMatch(
         /twin event poisoned: .*endpoint="broken" event="sealed-1" reason="SecretsUnreadable"/,
       );
       expect(logged).toContain("twin events: delivered=1 retried=0 deadLettered=0 poisoned=1 discarded=0");
-      expect(warn.mock.calls.map((call) => call.join(" ")).join("\n")).toContain(
-        `${instance}/endpoints/broken: its secrets cannot be opened`,
-      );
+      expect(warned(warn, host)).toContain(`${instance}/endpoints/broken: its secrets cannot be opened`);
     } finally {
       warn.mockRestore();
       await subscriber.close();
@@ -343,7 +347,7 @@ describe("an endpoint stored before the allow-list (or under another one)", () =
         "InvalidRequestContent",
         "queuePrimaryConnectionString",
       );
-      expect(warn.mock.calls.join("\n")).toContain(
+      expect(warned(warn, azureHost)).toContain(
         "endpoints/local: its deadLetterStorageSecret points where STORAGE_HOST_SUFFIXES and ALLOW_LOOPBACK_ENDPOINTS do not admit",
       );
     } finally {

@@ -1,4 +1,4 @@
-import { expectArmError } from "../support/arm";
+import { expectArmError, expectHostAnswer } from "../support/arm";
 import { closedPort } from "../support/closed-port";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
 
@@ -35,21 +35,12 @@ describe("request and correlation ids", () => {
 });
 
 describe("keys", () => {
-  it("answers 401 Unauthorized without a key", async () => {
-    await expectArmError(
-      await host.request("/authenticationProfiles", { key: null }),
-      401,
-      "Unauthorized",
-      "x-functions-key",
-    );
+  it("answers the host's bare 401 without a key", async () => {
+    await expectHostAnswer(await host.request("/authenticationProfiles", { key: null }), 401);
   });
 
-  it("answers 401 Unauthorized with a wrong key", async () => {
-    await expectArmError(
-      await host.request("/authenticationProfiles", { key: "wrong" }),
-      401,
-      "Unauthorized",
-    );
+  it("answers the host's bare 401 with a wrong key", async () => {
+    await expectHostAnswer(await host.request("/authenticationProfiles", { key: "wrong" }), 401);
   });
 
   it("takes the key in ?code= too", async () => {
@@ -77,8 +68,8 @@ describe("keys", () => {
 });
 
 describe("routing", () => {
-  it("answers 404 ResourceNotFound for a path no route serves", async () => {
-    await expectArmError(await host.request("/no/such/path"), 404, "ResourceNotFound");
+  it("answers the host's bare 404 for a path no route serves", async () => {
+    await expectHostAnswer(await host.request("/no/such/path"), 404);
   });
 
   it("answers 405 MethodNotAllowed, with Allow, for a method a route does not take", async () => {

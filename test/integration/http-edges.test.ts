@@ -133,37 +133,35 @@ function expectMethodNotAllowed(response: RawResponse, allowed: string[]): void 
 describe("a method the path does not take: 405 MethodNotAllowed with Allow", () => {
   const itemMethods = ["GET", "PUT", "PATCH", "DELETE"];
 
-  it.each(["TRACE", "OPTIONS", "POST"])("answers %s through the HTTP stack", async (method) => {
+  it.each(["OPTIONS", "POST"])("answers %s through the HTTP stack", async (method) => {
     expectMethodNotAllowed(await nodeRequest(method, PROFILE), itemMethods);
   });
 
+  // No function takes these, so the host answers them itself, with no body and no function run:
+  // TRACE as Azure's host does (404); tokens Node's parser does not know, and CONNECT, with 400
+  // (Kestrel would route them to its 404).
+  it("leaves TRACE to the host's bare 404, as no function takes it", async () => {
+    const response = await nodeRequest("TRACE", PROFILE);
+    expect(response).toMatchObject({ status: 404, body: "" });
+  });
+
   it.each(["FOO", "get", "TRACK", "M-SEARCH"])(
-    "answers the token %s, which Node's parser or Fetch cannot carry",
+    "refuses the token %s in the host, bare, before any function",
     async (method) => {
-      expectMethodNotAllowed(await rawRequest(method, PROFILE), itemMethods);
+      const response = await rawRequest(method, PROFILE);
+      expect([400, 404]).toContain(response.status);
+      expect(response.body).toBe("");
     },
   );
 
   it("answers CONNECT instead of dropping the connection", async () => {
-    expectMethodNotAllowed(await connectRequest(PROFILE), itemMethods);
+    expect(await connectRequest(PROFILE)).toMatchObject({ status: 400, body: "" });
   });
 
   it("lists what each path takes, before asking for a key", async () => {
-    expectMethodNotAllowed(await rawRequest("TRACE", "/health"), ["GET"]);
+    expectMethodNotAllowed(await rawRequest("POST", "/health"), ["GET"]);
     expectMethodNotAllowed(await rawRequest("DELETE", "/authenticationProfiles"), ["GET"]);
     expectMethodNotAllowed(await rawRequest("GET", `${INSTANCE}/events`), ["POST"]);
-  });
-
-  it("answers 404, not 405, for an unknown method on a path no route serves", async () => {
-    const response = await rawRequest("FOO", "/no/such/path");
-    expect(response.status).toBe(404);
-    expect(response.headers["x-ms-request-id"]).toBeTruthy();
-    expect(JSON.parse(response.body).error.code).toBe("ResourceNotFound");
-  });
-
-  it("echoes the correlation id on a 405 the parser could not read", async () => {
-    const response = await rawRequest("FOO", PROFILE, { "x-ms-correlation-request-id": "edge-42" });
-    expect(response.headers["x-ms-correlation-request-id"]).toBe("edge-42");
   });
 
   it("keeps serving after all of that", async () => {
@@ -341,13 +339,11 @@ describe("the response head as written", () => {
     expect(JSON.parse(bodyBytes.toString("utf8")).authenticationProfileContent).toBe(content);
   });
 
-  it("keeps Connection: close first on a body too large, and closes", async () => {
-    const { names, raw } = await headLines(
-      `PUT /authenticationProfiles/head-large HTTP/1.1\r\nhost: 127.0.0.1\r\nx-functions-key: ${FUNCTION_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${100 * 1024 * 1024}\r\n\r\n`,
+  it("closes after the host's bare 413 for a body over its limit, before reading it", async () => {
+    const { raw } = await headLines(
+      `PUT /authenticationProfiles/head-large HTTP/1.1\r\nhost: 127.0.0.1\r\nx-functions-key: ${FUNCTION_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${101 * 1024 * 1024}\r\n\r\n`,
     );
     expect(raw.status).toBe(413);
-    expect(names[0]).toBe("Connection");
     expect(raw.headers.connection).toBe("close");
-    expect(names.filter((name) => name.toLowerCase() === "connection")).toHaveLength(1);
   });
 });

@@ -29,8 +29,7 @@ import {
   type ManagedIdentityEndpoint,
   startManagedIdentityEndpoint,
 } from "../../dev/stand-ins/managed-identity/server";
-import { LOCAL_TENANT_ID } from "../../dev/stand-ins/openid/principals";
-import { generateSigningKey, type SigningKey } from "../../dev/stand-ins/openid/signing-key";
+import { generateSigningKey, LOCAL_TENANT_ID, type SigningKey } from "../../dev/stand-ins/openid-issuer";
 import { type RunningServiceBus, startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
 
 // The identity stand-ins over the wire with the real SDKs: the managed-identity endpoint, the
@@ -44,7 +43,10 @@ let identity: ManagedIdentityEndpoint;
 let serviceBus: RunningServiceBus;
 let azurite: RunningAzurite;
 let otherKey: SigningKey;
-const savedEnv = { endpoint: process.env.IDENTITY_ENDPOINT, header: process.env.IDENTITY_HEADER };
+const savedEnv = {
+  IDENTITY_ENDPOINT: process.env.IDENTITY_ENDPOINT,
+  IDENTITY_HEADER: process.env.IDENTITY_HEADER,
+};
 
 beforeAll(async () => {
   tls = await loadOrCreateLocalTls();
@@ -68,10 +70,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (savedEnv.endpoint === undefined) delete process.env.IDENTITY_ENDPOINT;
-  else process.env.IDENTITY_ENDPOINT = savedEnv.endpoint;
-  if (savedEnv.header === undefined) delete process.env.IDENTITY_HEADER;
-  else process.env.IDENTITY_HEADER = savedEnv.header;
+  Object.assign(process.env, savedEnv);
+  for (const [name, value] of Object.entries(savedEnv)) if (value === undefined) delete process.env[name];
   await Promise.all([serviceBus?.close(), identity?.close(), azurite?.stop()]);
 });
 
@@ -103,10 +103,14 @@ function fixedCredential(token: string): TokenCredential {
   };
 }
 
+/**
+ * What the client did, and no time: a refusal surfaced at once is told from one the SDK waited
+ * out by its code (UnauthorizedAccess, the broker's answer, not a timeout's ServiceTimeout), and
+ * from one it retried by its name (a ServiceBusError, not an AggregateError of every attempt).
+ */
 interface ClientOutcome {
   ok: boolean;
   received?: unknown[];
-  ms: number;
   error?: {
     name: string;
     code?: string;
@@ -143,10 +147,7 @@ function runClient(command: Record<string, unknown>): Promise<ClientOutcome> {
 }
 
 let topics = 0;
-function newTopic(): string {
-  topics++;
-  return `identity-topic-${topics}`;
-}
+const newTopic = () => `identity-topic-${++topics}`;
 
 describe("managed identity endpoint", () => {
   it("gives the system-assigned identity a v1 token, signed with the published key", async () => {
@@ -163,26 +164,24 @@ describe("managed identity endpoint", () => {
       appid: SYSTEM_ASSIGNED.clientId,
       tid: LOCAL_TENANT_ID,
       xms_mirid: SYSTEM_ASSIGNED.resourceId,
+      idtyp: "app",
       ver: "1.0",
     });
+    expect(payload).not.toHaveProperty("name");
     expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(3600);
     expect(payload.nbf).toBe(payload.iat);
   });
 
-  it("gives a user-assigned identity named by its ARM id its own token, for the resource asked", async () => {
+  it("gives a user-assigned identity named by its ARM id its own token; refuses one the app lacks, as Azure does", async () => {
     const credential = new ManagedIdentityCredential({ resourceId: ENDPOINT_SENDER.resourceId });
-    const { token } = await credential.getToken(`${STORAGE}/.default`);
-    expect(decodeJwt(token)).toMatchObject({
+    expect(decodeJwt((await credential.getToken(`${STORAGE}/.default`)).token)).toMatchObject({
       aud: STORAGE,
       oid: ENDPOINT_SENDER.principalId,
       xms_mirid: ENDPOINT_SENDER.resourceId,
       appid: ENDPOINT_SENDER.clientId,
     });
-  });
-
-  it("refuses an identity the app does not have, as Azure does", async () => {
-    const credential = new ManagedIdentityCredential({ resourceId: userAssignedIdentityId("not-assigned") });
-    await expect(credential.getToken(`${SERVICE_BUS}/.default`)).rejects.toMatchObject({
+    const unknown = new ManagedIdentityCredential({ resourceId: userAssignedIdentityId("not-assigned") });
+    await expect(unknown.getToken(`${SERVICE_BUS}/.default`)).rejects.toMatchObject({
       name: "CredentialUnavailableError",
       message: expect.stringContaining("Identity not found"),
     });
@@ -236,7 +235,8 @@ describe("Service Bus over AMQPS with managed identity tokens", () => {
         /^Unauthorized access\. 'Send' claim\(s\) are required to perform this operation\. Resource: 'sb:\/\/localhost\/identity-topic-\d+'\.$/,
       ),
     });
-    expect(outcome.ms).toBeLessThan(5000);
+    // One attempt, the broker's answer: no AggregateError of retries.
+    expect(outcome.error?.errors).toBeUndefined();
   });
 
   it("with the service's retry options (one retry after 200 ms), the SDK surfaces an AggregateError of UnauthorizedAccess", async () => {
@@ -252,7 +252,6 @@ describe("Service Bus over AMQPS with managed identity tokens", () => {
     for (const each of outcome.error?.errors ?? []) {
       expect(each).toMatchObject({ name: "ServiceBusError", code: "UnauthorizedAccess" });
     }
-    expect(outcome.ms).toBeLessThan(5000);
   });
 
   const forged: [string, () => Promise<string>, RegExp][] = [
@@ -287,19 +286,7 @@ describe("Service Bus over AMQPS with managed identity tokens", () => {
       code: "UnauthorizedAccess",
       message: expect.stringMatching(reason),
     });
-    expect(outcome.ms).toBeLessThan(5000);
-  });
-
-  it("still grants SAS tokens on the AMQPS listener's broker (plain listener)", async () => {
-    const topic = newTopic();
-    serviceBus.ensureSubscription(topic, "sub");
-    const plain = new ServiceBusClient(serviceBus.connectionString());
-    try {
-      await plain.createSender(topic).sendMessages({ body: "sas" });
-    } finally {
-      await plain.close();
-    }
-    expect(serviceBus.topicStats(topic).subscriptions.sub?.active).toBe(1);
+    expect(outcome.error?.errors).toBeUndefined();
   });
 });
 

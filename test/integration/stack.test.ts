@@ -1,46 +1,29 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
-import * as path from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
 import { isPortFree } from "../../dev/ports";
 import { startStack } from "../../dev/stack";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
-// dev/stack.ts as the benchmarks and the load run use it: the stand-ins as child processes, the host
-// in this process, on free ports, with nothing on disk; stop() leaves no process behind.
+// startStack as the benchmarks and the load run use it: every part a child, on free ports, in
+// memory; stop() leaves no process and nothing on disk behind.
 
 /** Every process below this one, with its command line. */
 function descendants(pid = process.pid): { pid: number; args: string }[] {
   const table = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" })
     .split("\n")
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
+    .filter((match) => match !== null)
     .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] as string }));
-  const found: { pid: number; args: string }[] = [];
-  const walk = (parent: number) => {
-    for (const row of table.filter((candidate) => candidate.ppid === parent)) {
-      found.push({ pid: row.pid, args: row.args });
-      walk(row.pid);
-    }
-  };
-  walk(pid);
-  return found;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  const below = (parent: number): { pid: number; args: string }[] =>
+    table.filter((row) => row.ppid === parent).flatMap((row) => [row, ...below(row.pid)]);
+  return below(pid);
 }
 
 afterAll(removeTempDirs);
 
-it("starts the stand-ins as children and the host in-process, in memory, and stops every process", async () => {
-  // Run alone, this test runs in Jest's own process, beside the stand-ins of global setup.
+it("starts the stand-ins and the host as children, in memory, and stops every process", async () => {
   const before = new Set(descendants().map(({ pid }) => pid));
   const dataDir = tempDir("stack-data-");
   const stack = await startStack(
@@ -56,50 +39,49 @@ it("starts the stand-ins as children and the host in-process, in memory, and sto
       persistent: false,
       cosmos: "child",
       serviceBus: "child",
-      host: "in-process",
+      host: "child",
       childOutput: "errors",
     },
   );
   let children: { pid: number; args: string }[] = [];
-  let issuerPort: number | undefined;
   try {
-    expect(stack.host?.baseUrl).toBe(stack.baseUrl);
     const health = await fetch(`${stack.baseUrl}/health`);
     expect(await health.json()).toEqual({ status: "ok", checks: { cosmos: "ok", storage: "ok" } });
-
-    // The Service Bus stand-in answers on the connection string the stack hands out.
     const client = new ServiceBusClient(stack.serviceBusConnectionString());
-    try {
-      await client.createSender("stack-topic").sendMessages({ body: "hello" });
-    } finally {
-      await client.close();
-    }
+    await client.createSender("stack-topic").sendMessages({ body: "hello" });
+    await client.close();
     expect(stack.serviceBusConnectionString("t")).toMatch(/;UseDevelopmentEmulator=true;EntityPath=t$/);
-
-    // The local issuer (entra, the default) runs in this process, its key in memory, and the host trusts it.
-    const { issuer } = stack;
-    expect(issuer?.authority).toBe(stack.plan.issuer?.authority);
-    expect(stack.host?.config).toMatchObject({ AUTH_MODE: "entra", AUTH_AUTHORITY: issuer?.authority });
-    const discovery = await fetch(`${issuer?.authority}/.well-known/openid-configuration`);
-    expect(await discovery.json()).toMatchObject({ issuer: issuer?.authority });
-    expect(stack.plan.issuer?.keyFile).toBe(path.join(dataDir, "issuer-key.json"));
-    issuerPort = issuer?.port;
+    // The local issuer (entra, the default) runs in this process, and the host trusts it.
+    const authority = stack.issuer?.authority;
+    expect(stack.plan.settings).toMatchObject({ AUTH_MODE: "entra", AUTH_AUTHORITY: authority });
+    expect(await (await fetch(`${authority}/.well-known/openid-configuration`)).json()).toMatchObject({
+      issuer: authority,
+    });
 
     children = descendants().filter(({ pid }) => !before.has(pid));
     const commands = children.map(({ args }) => args).join("\n");
-    expect(commands).toMatch(/azurite-main\.js/);
-    expect(commands).toMatch(/cosmos-server-main\.js/);
-    expect(commands).toMatch(/service-bus\/main\.js/);
-    // Nothing on disk: Azurite keeps its data in memory (and the Cosmos server keeps no journal).
+    for (const script of [
+      /azurite-main\.js/,
+      /cosmos-server-main\.js/,
+      /service-bus\/main\.js/,
+      /local-host-main\.js/,
+    ]) {
+      expect(commands).toMatch(script);
+    }
     expect(commands).toMatch(/--inMemoryPersistence/);
-    expect(commands).not.toMatch(/--location/);
   } finally {
     const outcomes = await stack.stop();
     expect(outcomes.filter(({ clean }) => !clean)).toEqual([]);
-    expect(outcomes.map(({ name }) => name)).toContain("OpenID issuer");
   }
-  expect(issuerPort !== undefined && (await isPortFree(issuerPort))).toBe(true);
-  // Nothing on disk, the issuer's key included.
-  expect(readdirSync(dataDir)).toEqual([]);
-  expect(children.filter(({ pid }) => isAlive(pid))).toEqual([]);
+  expect(await isPortFree(stack.issuer?.port as number)).toBe(true);
+  expect(readdirSync(dataDir)).toEqual([]); // the issuer's key included
+  expect(
+    children.filter(({ pid }) => {
+      try {
+        return process.kill(pid, 0);
+      } catch {
+        return false;
+      }
+    }),
+  ).toEqual([]);
 });

@@ -22,3 +22,12 @@ export async function expectArmError(
   if (target !== undefined) expect(error.target).toBe(target);
   return error;
 }
+
+/**
+ * What the Functions host answers itself, before any function runs (no route for the path and
+ * method, a missing or wrong key, a body over its limit): the status and no body, as in Azure.
+ */
+export async function expectHostAnswer(response: Response, status: number): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(await response.text()).toBe("");
+}

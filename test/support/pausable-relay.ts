@@ -11,8 +11,16 @@ export interface PausableRelay {
   resume(): void;
   /** Connections accepted so far. */
   connections(): number;
+  /**
+   * The request line (`GET /devstoreaccount1/c/b.json?… HTTP/1.1`) of each request a client has
+   * sent so far, passed on or held, in the order they came: what the store was asked, hung or not.
+   */
+  requestLines(): string[];
   close(): Promise<void>;
 }
+
+/** An HTTP/1.1 request line, at the start of a chunk or of a line in it. */
+const REQUEST_LINE = /(?:^|\r\n)([A-Z]+ \S+ HTTP\/1\.[01])\r\n/g;
 
 interface Direction {
   to: net.Socket;
@@ -30,12 +38,16 @@ export async function startPausableRelay(
 ): Promise<PausableRelay> {
   let paused = false;
   let accepted = 0;
+  const requestLines: string[] = [];
   const directions = new Set<Direction>();
   const sockets = new Set<net.Socket>();
   const forward = (from: net.Socket, to: net.Socket, fromClient: boolean) => {
     const direction: Direction = { to, held: [] };
     directions.add(direction);
     from.on("data", (chunk: Buffer) => {
+      if (fromClient)
+        for (const [, line] of chunk.toString("latin1").matchAll(REQUEST_LINE))
+          requestLines.push(line as string);
       if (!paused && fromClient && pauseAt?.(chunk) === true) {
         paused = true;
         pauseAt = undefined;
@@ -72,6 +84,7 @@ export async function startPausableRelay(
       }
     },
     connections: () => accepted,
+    requestLines: () => [...requestLines],
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

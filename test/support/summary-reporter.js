@@ -1,5 +1,6 @@
 // One line per finished test file, as it finishes ("[12/166] PASS test/x.test.ts: 9 tests, 3.1 s"),
-// so a long run shows its progress; then Jest's own summary (the failures, then the totals), closed
+// so a long run shows its progress, and under a FAIL line what failed, at once (a long run's
+// failure is readable while the rest still runs); then Jest's own summary (the failures, then the totals), closed
 // by one plain line, "tests: N passed, N failed", that any CI log reader understands. It replaces
 // Jest's "summary" reporter (which Jest would always print last) so that the plain line stays the
 // closing one.
@@ -7,6 +8,16 @@ const { existsSync, readFileSync, rmSync } = require("node:fs");
 const path = require("node:path");
 const { SummaryReporter: JestSummaryReporter } = require("@jest/reporters");
 const { WORKER_EXITS_LOG } = require("./worker-exit-environment");
+
+/** What failed in one file: each failing test's name and first lines of its message, or the file's error. */
+function failureText(result) {
+  const cut = (text) => text.split("\n").slice(0, 30).join("\n");
+  if (result.testExecError) return cut(`  ${result.testExecError.message}`);
+  return result.testResults
+    .filter((test) => test.status === "failed")
+    .map((test) => `  ✕ ${test.fullName}\n${cut(test.failureMessages.join("\n"))}`)
+    .join("\n");
+}
 
 class SummaryReporter extends JestSummaryReporter {
   constructor(globalConfig, options) {
@@ -31,6 +42,7 @@ class SummaryReporter extends JestSummaryReporter {
     process.stdout.write(
       `[${this.finishedFiles}/${this.totalFiles}] ${verdict} ${file}: ${tests} tests, ${seconds} s\n`,
     );
+    if (verdict === "FAIL") process.stdout.write(`${failureText(result)}\n`);
   }
 
   async onRunComplete(contexts, results) {

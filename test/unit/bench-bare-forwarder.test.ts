@@ -31,7 +31,9 @@ describe("the bare forwarder's decoding of the service's queue messages", () => 
     const serviceReads = await Promise.all(
       texts.map(async (text) => {
         const decodedText = decodeQueueMessage(text);
-        const expanded = await expandCompressedEvents(decodedText.ok ? decodedText.value : undefined);
+        const expanded = await expandCompressedEvents(
+          decodedText.ok ? JSON.parse(decodedText.text) : undefined,
+        );
         return expanded.ok ? (expanded.message as { events: unknown[] }).events : [];
       }),
     );

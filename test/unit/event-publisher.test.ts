@@ -2,6 +2,7 @@ import type { QueueClient } from "@azure/storage-queue";
 import fc from "fast-check";
 import type { CloudEvent } from "../../src/events/cloud-event";
 import { EventPublisher } from "../../src/events/event-publisher";
+import { useFakeClock } from "../support/fake-clock";
 import { incompressibleText } from "../support/incompressible";
 
 /**
@@ -45,6 +46,14 @@ function decoded(text: string): { twinsInstanceId: string; receivedAt: string; e
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("EventPublisher (group commit per instance)", () => {
+  // On a fake clock: a stall, warning or write deadline comes when a test moves the clock, so a
+  // slow machine cannot set one off between two lines that must come before it.
+  let realClock: () => void;
+  beforeEach(() => {
+    realClock = useFakeClock();
+  });
+  afterEach(() => realClock());
+
   it("writes an idle instance's request at once, then everything that arrived meanwhile in one message", async () => {
     const { queue, sent } = heldQueue();
     const publisher = quietPublisher(queue);
@@ -67,39 +76,34 @@ describe("EventPublisher (group commit per instance)", () => {
   });
 
   it("lets a busy instance's next write wait out the linger, and writes an idle one's at once", async () => {
-    jest.useFakeTimers({ doNotFake: ["setImmediate", "nextTick", "queueMicrotask"] });
-    try {
-      const { queue, sent } = heldQueue();
-      const publisher = new EventPublisher(queue, () => new Date(), 500, { warn: () => {}, lingerMs: 50 });
-      const first = publisher.publish("/i/a", [event("1")]);
-      await tick();
-      expect(sent).toHaveLength(1); // idle: at once
-      sent[0]?.finish();
-      await expect(first).resolves.toBe(1);
-      const later = [publisher.publish("/i/a", [event("2")]), publisher.publish("/i/a", [event("3")])];
-      const other = publisher.publish("/i/b", [event("b")]);
-      await tick();
-      // Another instance never waits for this one's linger.
-      expect(sent.map((write) => decoded(write.text).twinsInstanceId)).toEqual(["/i/a", "/i/b"]);
-      jest.advanceTimersByTime(49);
-      await tick();
-      expect(sent).toHaveLength(2);
-      jest.advanceTimersByTime(1);
-      await tick();
-      expect(sent).toHaveLength(3);
-      expect(decoded(sent[2]?.text as string).events.map((e) => e.id)).toEqual(["2", "3"]);
-      sent[1]?.finish();
-      sent[2]?.finish();
-      await expect(Promise.all([...later, other])).resolves.toEqual([1, 1, 1]);
-      // Quiet for the linger since its last write began: written at once again.
-      jest.advanceTimersByTime(50);
-      void publisher.publish("/i/a", [event("4")]);
-      await tick();
-      expect(sent).toHaveLength(4);
-      sent[3]?.finish();
-    } finally {
-      jest.useRealTimers();
-    }
+    const { queue, sent } = heldQueue();
+    const publisher = new EventPublisher(queue, () => new Date(), 500, { warn: () => {}, lingerMs: 50 });
+    const first = publisher.publish("/i/a", [event("1")]);
+    await tick();
+    expect(sent).toHaveLength(1); // idle: at once
+    sent[0]?.finish();
+    await expect(first).resolves.toBe(1);
+    const later = [publisher.publish("/i/a", [event("2")]), publisher.publish("/i/a", [event("3")])];
+    const other = publisher.publish("/i/b", [event("b")]);
+    await tick();
+    // Another instance never waits for this one's linger.
+    expect(sent.map((write) => decoded(write.text).twinsInstanceId)).toEqual(["/i/a", "/i/b"]);
+    jest.advanceTimersByTime(49);
+    await tick();
+    expect(sent).toHaveLength(2);
+    jest.advanceTimersByTime(1);
+    await tick();
+    expect(sent).toHaveLength(3);
+    expect(decoded(sent[2]?.text as string).events.map((e) => e.id)).toEqual(["2", "3"]);
+    sent[1]?.finish();
+    sent[2]?.finish();
+    await expect(Promise.all([...later, other])).resolves.toEqual([1, 1, 1]);
+    // Quiet for the linger since its last write began: written at once again.
+    jest.advanceTimersByTime(50);
+    void publisher.publish("/i/a", [event("4")]);
+    await tick();
+    expect(sent).toHaveLength(4);
+    sent[3]?.finish();
   });
 
   it("never holds one instance's events back for another's write", async () => {
@@ -142,7 +146,7 @@ describe("EventPublisher (group commit per instance)", () => {
     const later = publisher.publish("/i/a", [event("2")]);
     await tick();
     expect(sent).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await jest.advanceTimersByTimeAsync(30);
     // The first write is still under way; the second went out beside it and is not held up.
     expect(sent).toHaveLength(2);
     expect(decoded(sent[1]?.text as string).events.map((e) => e.id)).toEqual(["2"]);
@@ -165,13 +169,15 @@ describe("EventPublisher (group commit per instance)", () => {
     await quick;
     const slow = publisher.publish("/i/slow", [event("1"), event("2")]);
     await tick();
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await jest.advanceTimersByTimeAsync(39);
+    expect(warnings).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("2 event(s) of /i/slow on queue 'twin-events'");
     expect(warnings[0]).toContain("1 ingest request(s) wait");
     sent[1]?.finish();
     await expect(slow).resolves.toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await jest.advanceTimersByTimeAsync(60);
     expect(warnings).toHaveLength(1);
   });
 
@@ -186,8 +192,9 @@ describe("EventPublisher (group commit per instance)", () => {
     expect(sent).toHaveLength(3);
     const signals = sent.map((write) => write.signal as AbortSignal);
     expect(new Set(signals).size).toBe(3);
+    await jest.advanceTimersByTimeAsync(59);
     expect(signals.some((signal) => signal.aborted)).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await jest.advanceTimersByTimeAsync(1);
     expect(signals.every((signal) => signal.aborted)).toBe(true);
   });
 

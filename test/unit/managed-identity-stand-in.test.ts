@@ -1,5 +1,4 @@
 import * as path from "node:path";
-import { decodeJwt, decodeProtectedHeader } from "jose";
 import { planManagedIdentity } from "../../dev/identity-plan";
 import { projectRoot } from "../../dev/local-paths";
 import { planStack } from "../../dev/stack-plan";
@@ -7,81 +6,44 @@ import {
   ENDPOINT_NO_ROLE,
   ENDPOINT_SENDER,
   findIdentity,
-  LOCAL_MANAGED_IDENTITIES,
   LOCAL_SERVICEBUS_SENDERS,
   SYSTEM_ASSIGNED,
   USER_ASSIGNED_IDENTITIES,
 } from "../../dev/stand-ins/managed-identity/identities";
-import { mintManagedIdentityToken, resourceOf } from "../../dev/stand-ins/managed-identity/tokens";
-import { isGuid, LOCAL_TENANT_ID } from "../../dev/stand-ins/openid/principals";
-import { generateSigningKey } from "../../dev/stand-ins/openid/signing-key";
+import { isGuid } from "../../dev/stand-ins/openid/principals";
 import { formatSummary } from "../../dev/summary";
 
-// The managed-identity stand-in's pure parts: who the identities are, their tokens, the plan.
+// The managed-identity stand-in's pure parts: who the identities are, and the stack's plan.
+// (Its tokens, with ManagedIdentityCredential: test/integration/identity-stand-ins.test.ts.)
 
-describe("the local managed identities", () => {
-  it("have fixed, distinct GUID principal and client ids and ARM ids", () => {
-    expect(SYSTEM_ASSIGNED.resourceId).toBe(
-      "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/local/providers/Microsoft.Web/sites/twin-resource-service-local",
-    );
-    expect(ENDPOINT_SENDER.resourceId).toBe(
-      "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/local/providers/Microsoft.ManagedIdentity/userAssignedIdentities/endpoint-sender",
-    );
-    const ids = LOCAL_MANAGED_IDENTITIES.flatMap(({ principalId, clientId }) => [principalId, clientId]);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(isGuid(id)).toBe(true);
-    // Fixed across machines and releases: README journeys and role settings name them.
-    expect(SYSTEM_ASSIGNED.principalId).toBe("69d9f787-6d52-432b-b08e-ce4f2a904caf");
-    expect(ENDPOINT_SENDER.principalId).toBe("59a6c9cc-101c-43af-9a40-b975e427f6af");
-  });
-
-  it("give the sender role to the system-assigned identity and endpoint-sender, not endpoint-no-role", () => {
-    expect(LOCAL_SERVICEBUS_SENDERS).toEqual([SYSTEM_ASSIGNED.principalId, ENDPOINT_SENDER.principalId]);
-    expect(LOCAL_SERVICEBUS_SENDERS).not.toContain(ENDPOINT_NO_ROLE.principalId);
-  });
-
-  it("are found by what App Service's query names: none (system), client id, ARM id in any case, principal id", () => {
-    expect(findIdentity({})).toBe(SYSTEM_ASSIGNED);
-    expect(findIdentity({ clientId: ENDPOINT_SENDER.clientId })).toBe(ENDPOINT_SENDER);
-    expect(findIdentity({ resourceId: ENDPOINT_NO_ROLE.resourceId.toUpperCase() })).toBe(ENDPOINT_NO_ROLE);
-    expect(findIdentity({ principalId: ENDPOINT_SENDER.principalId })).toBe(ENDPOINT_SENDER);
-    expect(findIdentity({ resourceId: SYSTEM_ASSIGNED.resourceId })).toBeUndefined();
-    expect(findIdentity({ clientId: "00000000-0000-0000-0000-000000000001" })).toBeUndefined();
-  });
+it("has fixed, distinct ids, the sender role for the system-assigned identity and endpoint-sender", () => {
+  expect(SYSTEM_ASSIGNED.resourceId).toBe(
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/local/providers/Microsoft.Web/sites/twin-resource-service-local",
+  );
+  expect(ENDPOINT_SENDER.resourceId).toBe(
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/local/providers/Microsoft.ManagedIdentity/userAssignedIdentities/endpoint-sender",
+  );
+  const ids = [SYSTEM_ASSIGNED, ...USER_ASSIGNED_IDENTITIES].flatMap((each) => [
+    each.principalId,
+    each.clientId,
+  ]);
+  expect(new Set(ids).size).toBe(6);
+  expect(ids.every(isGuid)).toBe(true);
+  // Fixed across machines and releases: README journeys and role settings name them.
+  expect(SYSTEM_ASSIGNED.principalId).toBe("69d9f787-6d52-432b-b08e-ce4f2a904caf");
+  expect(ENDPOINT_SENDER.principalId).toBe("59a6c9cc-101c-43af-9a40-b975e427f6af");
+  expect(LOCAL_SERVICEBUS_SENDERS).toEqual([SYSTEM_ASSIGNED.principalId, ENDPOINT_SENDER.principalId]);
 });
 
-describe("managed identity tokens", () => {
-  it("are v1 app tokens for the resource without /.default, signed RS256, for an hour", async () => {
-    const key = await generateSigningKey();
-    const token = await mintManagedIdentityToken(
-      key,
-      ENDPOINT_SENDER,
-      "https://servicebus.azure.net/.default",
-      1_000,
-    );
-    expect(token.resource).toBe("https://servicebus.azure.net");
-    expect(token.expiresOn).toBe(4_600);
-    expect(decodeProtectedHeader(token.accessToken)).toEqual({ alg: "RS256", kid: key.kid, typ: "JWT" });
-    expect(decodeJwt(token.accessToken)).toMatchObject({
-      aud: "https://servicebus.azure.net",
-      iss: `https://sts.windows.net/${LOCAL_TENANT_ID}/`,
-      iat: 1_000,
-      nbf: 1_000,
-      exp: 4_600,
-      oid: ENDPOINT_SENDER.principalId,
-      sub: ENDPOINT_SENDER.principalId,
-      appid: ENDPOINT_SENDER.clientId,
-      tid: LOCAL_TENANT_ID,
-      idtyp: "app",
-      ver: "1.0",
-      xms_mirid: ENDPOINT_SENDER.resourceId,
-    });
-  });
-
-  it("name the resource as asked, a trailing /.default removed", () => {
-    expect(resourceOf("https://storage.azure.com/.default")).toBe("https://storage.azure.com");
-    expect(resourceOf("https://storage.azure.com/")).toBe("https://storage.azure.com/");
-  });
+it("finds identities by App Service's query: none (system), client id, ARM id in any case, principal id", () => {
+  const find = (query: Record<string, string>) => findIdentity(new URLSearchParams(query));
+  expect(find({})).toBe(SYSTEM_ASSIGNED);
+  expect(find({ client_id: ENDPOINT_SENDER.clientId })).toBe(ENDPOINT_SENDER);
+  expect(find({ mi_res_id: ENDPOINT_NO_ROLE.resourceId.toUpperCase() })).toBe(ENDPOINT_NO_ROLE);
+  expect(find({ principal_id: ENDPOINT_SENDER.principalId })).toBe(ENDPOINT_SENDER);
+  expect(find({ object_id: ENDPOINT_NO_ROLE.principalId })).toBe(ENDPOINT_NO_ROLE);
+  expect(find({ mi_res_id: SYSTEM_ASSIGNED.resourceId })).toBeUndefined();
+  expect(find({ client_id: "00000000-0000-0000-0000-000000000001" })).toBeUndefined();
 });
 
 describe("the stack's identity settings", () => {
@@ -93,19 +55,21 @@ describe("the stack's identity settings", () => {
       IDENTITY_ENDPOINT: "http://127.0.0.1:17073/msi/token",
       IDENTITY_HEADER: plan.header,
       NODE_EXTRA_CA_CERTS: path.join(projectRoot(), ".local", "tls", "localhost-cert.pem"),
-      ENDPOINT_USER_ASSIGNED_IDENTITIES: USER_ASSIGNED_IDENTITIES.map(({ resourceId }) => resourceId).join(
-        ",",
-      ),
+      ENDPOINT_USER_ASSIGNED_IDENTITIES: `${ENDPOINT_SENDER.resourceId},${ENDPOINT_NO_ROLE.resourceId}`,
       SERVICEBUS_DATA_SENDERS: LOCAL_SERVICEBUS_SENDERS.join(","),
     });
     expect(plan.header).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(planManagedIdentity({}, 1).header).not.toBe(plan.header);
   });
 
-  it("bundles a NODE_EXTRA_CA_CERTS the developer had with the local certificate", () => {
-    const settings: Record<string, string> = { NODE_EXTRA_CA_CERTS: "/etc/company-ca.pem" };
+  it("keep the developer's senders, and bundle a NODE_EXTRA_CA_CERTS they had with the local certificate", () => {
+    const settings: Record<string, string> = {
+      NODE_EXTRA_CA_CERTS: "/etc/company-ca.pem",
+      SERVICEBUS_DATA_SENDERS: "x",
+    };
     const plan = planManagedIdentity(settings, 1);
     expect(plan.inheritedCaFile).toBe("/etc/company-ca.pem");
+    expect(settings.SERVICEBUS_DATA_SENDERS).toBe("x");
     expect(settings.NODE_EXTRA_CA_CERTS).toBe(
       path.join(projectRoot(), ".local", "tls", "extra-ca-bundle.pem"),
     );
@@ -113,15 +77,9 @@ describe("the stack's identity settings", () => {
     expect(planManagedIdentity({ NODE_EXTRA_CA_CERTS: plan.certFile }, 1).inheritedCaFile).toBeUndefined();
   });
 
-  it("keeps a sender list the developer set", () => {
-    const settings: Record<string, string> = { SERVICEBUS_DATA_SENDERS: "x" };
-    planManagedIdentity(settings, 1);
-    expect(settings.SERVICEBUS_DATA_SENDERS).toBe("x");
-  });
-
   it("are printed in the summary as the values an identity-based endpoint names", () => {
-    const plan = planStack({ FUNCTION_KEY: "f", MASTER_KEY: "m" });
-    const text = formatSummary(plan, undefined, { file: undefined, generated: false, previous: 0 });
+    const key = { file: undefined, generated: false, previous: 0 };
+    const text = formatSummary(planStack({ FUNCTION_KEY: "f", MASTER_KEY: "m" }), undefined, key);
     expect(text).toContain("endpointUri      sb://localhost:5671");
     expect(text).toContain("deadLetterUri    https://localhost:10443/devstoreaccount1/dead-letters");
     expect(text).toContain(ENDPOINT_SENDER.resourceId);

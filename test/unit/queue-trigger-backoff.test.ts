@@ -1,4 +1,4 @@
-import { PollingBackoff } from "../../dev/queue-trigger-backoff";
+import { PollingBackoff } from "../../dev/queue-trigger";
 
 // How long the local queue trigger waits between polls of an empty queue: no storage needed.
 

@@ -1,4 +1,4 @@
-import { holdMessageLock } from "../../dev/queue-trigger-lock";
+import { holdMessageLock } from "../../dev/queue-trigger";
 import {
   STORAGE_CALL_DEADLINE_MS,
   storageDeadline,

@@ -14,18 +14,6 @@ import { startServiceBusStandIn } from "./index";
  */
 const NAME = "Service Bus stand-in";
 
-/**
- * SERVICEBUS_SUBSCRIPTIONS="topic/subscription,…" creates subscriptions at start, so they keep what
- * is sent before any receiver attaches (the stand-in keeps nothing across a restart).
- */
-function presetSubscriptions(setting: string | undefined): { topic: string; subscription: string }[] {
-  return (setting ?? "")
-    .split(",")
-    .map((entry) => entry.trim().split("/"))
-    .filter((parts): parts is [string, string] => parts.length === 2 && parts.every((part) => part !== ""))
-    .map(([topic, subscription]) => ({ topic, subscription }));
-}
-
 async function main(): Promise<void> {
   const port = readPort(process.env, "SERVICEBUS_PORT");
   const tlsPort = readPort(process.env, "SERVICEBUS_TLS_PORT");
@@ -51,8 +39,11 @@ async function main(): Promise<void> {
     await standIn?.close();
   });
   const standIn = await starting;
-  for (const { topic, subscription } of presetSubscriptions(process.env.SERVICEBUS_SUBSCRIPTIONS)) {
-    standIn.ensureSubscription(topic, subscription);
+  // SERVICEBUS_SUBSCRIPTIONS="topic/subscription,…" makes subscriptions at start, so they keep what
+  // is sent before any receiver attaches (the stand-in keeps nothing across a restart).
+  for (const entry of (process.env.SERVICEBUS_SUBSCRIPTIONS ?? "").split(",")) {
+    const [topic, subscription, ...rest] = entry.trim().split("/");
+    if (topic && subscription && rest.length === 0) standIn.ensureSubscription(topic, subscription);
   }
   console.log(
     `${NAME}: listening on sb://127.0.0.1:${standIn.port}/ (AMQP without TLS: UseDevelopmentEmulator=true) and sb://localhost:${standIn.tlsPort}/ (AMQPS)`,

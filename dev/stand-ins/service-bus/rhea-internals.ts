@@ -24,27 +24,23 @@ interface SenderLinkState {
   _get_drain(): boolean;
 }
 
-function linkState(sender: Sender): SenderLinkState {
-  return sender as unknown as SenderLinkState;
-}
-
 /**
  * The delivery count up to which the receiving peer allows deliveries (its last flow's
  * delivery-count + link-credit). rhea only counts a delivery once it is on the wire, so the
  * stand-in compares this with its own count of deliveries handed to rhea.
  */
 export function deliveryLimit(sender: Sender): number {
-  const state = linkState(sender);
+  const state = sender as unknown as SenderLinkState;
   return state.credit + state.delivery_count;
 }
 
 /**
  * rhea answers a receiver's drain only while credit remains. When the last credit went to
- * messages it stays silent, and the SDK's `receiveMessages` then times out, closes its link and
- * falls back to `$management` to settle. Answer every drain, at zero credit too.
+ * messages it stays silent, and the SDK's `receiveMessages` then times out and closes its link,
+ * giving up the locks it just got. Answer every drain, at zero credit too.
  */
 export function answerEveryDrain(sender: Sender): void {
-  const state = linkState(sender);
+  const state = sender as unknown as SenderLinkState;
   state._get_drain = () => {
     if (!(state._draining && state._drained)) return false;
     state.delivery_count += state.credit;
@@ -75,7 +71,7 @@ export function agreeToPresettled(sender: Sender): boolean {
   return true;
 }
 
-export type OutcomeName = "accepted" | "released" | "modified" | "rejected";
+type OutcomeName = "accepted" | "released" | "modified" | "rejected";
 
 const outcomes = message as unknown as Record<OutcomeName, (fields?: object) => { described(): unknown }>;
 
@@ -91,20 +87,28 @@ export function settleSent(delivery: Delivery, outcome: OutcomeName, error?: Amq
   (delivery as unknown as { remote_settled: boolean }).remote_settled = true;
 }
 
-/** rhea declares `Message` twice; `message.decode` returns the looser one. Same object at run time. */
-export function decodeMessage(encoded: Buffer): Message {
-  return message.decode(encoded) as unknown as Message;
-}
+/**
+ * The AMQP message format of an array or batch send: one envelope message whose body is a run of
+ * data sections, each holding one complete encoded message. Service Bus enqueues those one by one.
+ */
+export const BATCH_MESSAGE_FORMAT = 0x80013700;
 
 type SectionReader = { read(): Typed; remaining(): number };
 const { Reader } = types as unknown as { Reader: new (buffer: Buffer) => SectionReader };
 
-/** The top-level AMQP values in an encoded message: its sections, each still typed. */
-export function readSections(payload: Buffer): Typed[] {
+/** The messages inside a batch envelope; throws when the payload is not valid AMQP. */
+export function decodeBatch(payload: Buffer): Message[] {
   const reader = new Reader(payload);
-  const sections: Typed[] = [];
-  while (reader.remaining() > 0) sections.push(reader.read());
-  return sections;
+  const messages: Message[] = [];
+  while (reader.remaining() > 0) {
+    const section = reader.read();
+    const descriptor: unknown = section.descriptor?.value;
+    if ((descriptor === 0x75 || descriptor === "amqp:data:binary") && Buffer.isBuffer(section.value)) {
+      // rhea declares `Message` twice; `message.decode` returns the looser one. Same object at run time.
+      messages.push(message.decode(section.value) as unknown as Message);
+    }
+  }
+  return messages;
 }
 
 /** Drops a connection whose peer did not answer our close: ends the socket and tells rhea it is gone. */
