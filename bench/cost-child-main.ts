@@ -3,10 +3,10 @@ import { writeFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { loadFunctionApp } from "../dev/functions-worker";
 import { readHostSettings } from "../dev/host-json";
-import { recordHttpRequests } from "../dev/http-requests";
 import { startQueueTrigger } from "../dev/queue-trigger";
 import { loadConfig } from "../src/config";
 import type { CostChildReport, CostRun, RunFigures, TimedExecution } from "./cost-runs";
+import { recordHttpRequests } from "./http-requests";
 import { makeEvents } from "./twin-events";
 
 /**

@@ -1,5 +1,5 @@
-import type { RequestFacts } from "../dev/functions-worker";
 import { billedMs, type Execution, gbSeconds } from "./flex-billing";
+import type { RequestFacts } from "./http-requests";
 import { requestUnits } from "./request-units";
 import {
   AGGREGATOR_FLUSH_SECONDS,

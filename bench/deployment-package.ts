@@ -2,15 +2,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { deflateRawSync } from "node:zlib";
-import type { WorkerReport, WorkerStep } from "../dev/functions-worker";
 import { projectRoot } from "../dev/local-paths";
 import { measureNodeFloor, runChild, startBackingServices } from "./backing-services";
+import type { WorkerReport, WorkerStep } from "./functions-worker-main";
 import { formatRange, goalVerdict, type Rounds, roundErrors, runRounds } from "./rounds";
 
 /**
  * The deployment package (infra/scripts/stage-package.js) as a new instance meets it: its size, then
  * in fresh processes of the Node.js running the bench, the entry points loaded as the Functions
- * worker loads them (dev/functions-worker-main.js, spawn to exit), and the first answer of a GET
+ * worker loads them (bench/functions-worker-main.js, spawn to exit), and the first answer of a GET
  * that reads Cosmos DB. Side by side, the same for the unbundled build (dist/functions/*.js with the
  * repository's node_modules), and the floor: a `node -e` that loads nothing, spawn to exit.
  */
@@ -64,7 +64,7 @@ export function packageSize(stage: string): PackageSize {
 
 /** The worker stand-in on `root` with `steps`, spawn to exit: the wall time and its report. */
 export async function runWorker(root: string, env: NodeJS.ProcessEnv, steps: WorkerStep[] = []) {
-  const worker = path.join(projectRoot(), "dist", "dev", "functions-worker-main.js");
+  const worker = path.join(projectRoot(), "dist", "bench", "functions-worker-main.js");
   const start = performance.now();
   const stdout = await runChild([worker, root, JSON.stringify(steps)], env);
   return { ms: performance.now() - start, report: JSON.parse(stdout) as WorkerReport };

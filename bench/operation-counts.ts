@@ -4,17 +4,17 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { QueueClient } from "@azure/storage-queue";
-import type { WorkerReport } from "../dev/functions-worker";
 import { projectRoot } from "../dev/local-paths";
 import { startServiceBusStandIn } from "../dev/stand-ins/service-bus";
 import { loadConfig } from "../src/config";
 import { startBackingServices } from "./backing-services";
 import { runWorker } from "./deployment-package";
+import type { WorkerReport } from "./functions-worker-main";
 import { requestUnits } from "./request-units";
 
 /**
  * What each operation costs in the work Azure bills: HTTP round trips to Cosmos DB and to Storage
- * (counted in the app's process as it sends them: dev/functions-worker-main.js), the request units
+ * (counted in the app's process as it sends them: bench/functions-worker-main.js), the request units
  * those Cosmos DB requests imply (bench/request-units.ts), Service Bus messages (counted by the
  * broker) and Function executions (one per invocation). The deployment package runs as the
  * Functions worker runs it, with the function keys (under Entra ID a caller's grants add a read on

@@ -1,4 +1,4 @@
-import type { RequestFacts } from "../dev/functions-worker";
+import type { RequestFacts } from "./http-requests";
 
 /**
  * What a Cosmos DB request costs in request units (RU), from the size of the document it reads or

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { writeSync } from "node:fs";
 import { loadFunctionApp } from "../dev/functions-worker";
-import { recordHttpRequests } from "../dev/http-requests";
 import { projectRoot } from "../dev/local-paths";
 import { loadConfig, QUOTA_BOUNDS } from "../src/config";
 import { runConcurrent } from "./concurrent";
+import { recordHttpRequests } from "./http-requests";
 import {
   type Cost,
   HOST_CONCURRENCY,
@@ -17,7 +17,7 @@ import {
  * `node dist/bench/scale-curves-main.js '<plan as JSON>'`: the app of bench/scale-curves.ts in a
  * process of its own, its functions loaded as the Functions worker loads them (dev/functions-worker.ts)
  * and driven as the host drives them. It counts the HTTP requests the app sends on Node's
- * `http.client.request.start` channel (dev/http-requests.ts), and times its own CPU
+ * `http.client.request.start` channel (bench/http-requests.ts), and times its own CPU
  * (process.cpuUsage): the service's process only. Prints one JSON line.
  */
 const SUB = "00000000-0000-0000-0000-0000000000dd";

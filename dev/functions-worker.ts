@@ -84,35 +84,6 @@ export interface HttpResult {
   bytes: Uint8Array;
 }
 
-/** One step of dev/functions-worker-main.js: an HTTP invocation of a function, or a queue message. */
-export type WorkerStep =
-  | { http: HttpInvocation & { name: string } }
-  | { queue: { name: string; message: string } };
-
-/** What dev/functions-worker-main.js prints: the load, what it registered, and each step's result. */
-export interface WorkerReport {
-  /** performance.now() around loading the entry points; and process.uptime() after it. */
-  loadMs: number;
-  uptimeMs: number;
-  programmingModel: string;
-  registered: string[];
-  /** The files under the package folder compiled by the end of the load, relative to it; and of the steps. */
-  loadedAtStart: string[];
-  loadedAtEnd: string[];
-  /** Each step's time, answer (HTTP) or error, and the HTTP requests the app sent meanwhile. */
-  steps: { ms: number; http?: HttpResult; error?: string; requests: string[]; responses: RequestFacts[] }[];
-}
-
-/** One request of `requests`, at the same index: its answer, and what kind of request it was. */
-export interface RequestFacts {
-  /** 0 when no answer came before the step ended. */
-  status: number;
-  /** The answer's Content-Length. */
-  bytes: number;
-  /** A Cosmos DB request that is not a plain read or write, from its headers. */
-  cosmos?: "query" | "query plan" | "batch";
-}
-
 export interface LogLine {
   level: string;
   category: string;

@@ -160,8 +160,10 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
 
   const server = http.createServer((incoming, outgoing) => {
     handle(incoming, outgoing).catch((error: unknown) => {
-      // The worker's failed invocation: the host answers 500 with no body.
-      log("error", "host", `Request ${incoming.method} ${incoming.url} failed: ${(error as Error).message}`);
+      // The worker's failed invocation: the host answers 500 with no body. The path only: a query
+      // may carry a key (`code`).
+      const path = (incoming.url ?? "/").split("?", 1)[0];
+      log("error", "host", `Request ${incoming.method} ${path} failed: ${(error as Error).message}`);
       if (!outgoing.headersSent) answerBare(outgoing, 500);
       else outgoing.destroy();
     });

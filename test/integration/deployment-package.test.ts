@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { QueueClient } from "@azure/storage-queue";
 import { packageFiles, packageSize, runWorker } from "../../bench/deployment-package";
-import type { WorkerReport, WorkerStep } from "../../dev/functions-worker";
+import type { WorkerReport, WorkerStep } from "../../bench/functions-worker-main";
 import type { RunningServiceBus } from "../../dev/stand-ins/service-bus";
 import { startServiceBusStandIn } from "../../dev/stand-ins/service-bus";
 import { cloudEvent, deadLetterUrl, Subscriber, twinsInstance, waitUntil } from "../support/delivery-kit";

@@ -22,7 +22,7 @@ const IDENTITY_ENV = ["IDENTITY_ENDPOINT", "IDENTITY_HEADER"] as const;
 /**
  * What identity-based delivery runs against in a test, as `npm start` provides it: the
  * managed-identity stand-in (IDENTITY_ENDPOINT and IDENTITY_HEADER in this process's environment,
- * where the in-process host's credentials read them, restored at stop), a Service Bus stand-in
+ * which the host processes inherit and this process's clients read, restored at stop), a Service Bus stand-in
  * taking its tokens on an AMQPS listener (the system-assigned and `endpoint-sender` identities
  * hold the sender role, `endpoint-no-role` does not), and the shared Azurite's HTTPS blob service.
  * The worker trusts the local certificate through NODE_EXTRA_CA_CERTS (global-setup.ts).

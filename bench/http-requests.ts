@@ -1,6 +1,15 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { ClientRequest, IncomingMessage } from "node:http";
-import type { RequestFacts } from "./functions-worker";
+
+/** One request of `requests`, at the same index: its answer, and what kind of request it was. */
+export interface RequestFacts {
+  /** 0 when no answer came before the step ended. */
+  status: number;
+  /** The answer's Content-Length. */
+  bytes: number;
+  /** A Cosmos DB request that is not a plain read or write, from its headers. */
+  cosmos?: "query" | "query plan" | "batch";
+}
 
 /**
  * The HTTP requests this process sends (Node's `http.client.request.start` channel), for counting

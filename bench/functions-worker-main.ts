@@ -3,16 +3,35 @@ import { writeSync } from "node:fs";
 import Module = require("node:module");
 
 import * as path from "node:path";
-import { loadFunctionApp, type WorkerReport, type WorkerStep } from "./functions-worker";
-import { recordHttpRequests } from "./http-requests";
+import { type HttpInvocation, type HttpResult, loadFunctionApp } from "../dev/functions-worker";
+import { type RequestFacts, recordHttpRequests } from "./http-requests";
+
+/** One step of bench/functions-worker-main.js: an HTTP invocation of a function, or a queue message. */
+export type WorkerStep =
+  | { http: HttpInvocation & { name: string } }
+  | { queue: { name: string; message: string } };
+
+/** What bench/functions-worker-main.js prints: the load, what it registered, and each step's result. */
+export interface WorkerReport {
+  /** performance.now() around loading the entry points; and process.uptime() after it. */
+  loadMs: number;
+  uptimeMs: number;
+  programmingModel: string;
+  registered: string[];
+  /** The files under the package folder compiled by the end of the load, relative to it; and of the steps. */
+  loadedAtStart: string[];
+  loadedAtEnd: string[];
+  /** Each step's time, answer (HTTP) or error, and the HTTP requests the app sent meanwhile. */
+  steps: { ms: number; http?: HttpResult; error?: string; requests: string[]; responses: RequestFacts[] }[];
+}
 
 /**
- * `node dist/dev/functions-worker-main.js <package folder> '<steps as JSON>'`: loads the package as
+ * `node dist/bench/functions-worker-main.js <package folder> '<steps as JSON>'`: loads the package as
  * the Functions worker does (dev/functions-worker.ts), runs the steps in order and prints one JSON
  * line: how long the load took, what was registered, and each step's result. Used by the staged
  * package's test and the bench, each in a fresh process as a new instance would be.
  */
-/** What each step sends over HTTP (dev/http-requests.ts). */
+/** What each step sends over HTTP (bench/http-requests.ts). */
 const sent = recordHttpRequests();
 
 /**
