@@ -20,7 +20,6 @@ async function main(): Promise<void> {
     queuePort: readPort(process.env, "AZURITE_QUEUE_PORT"),
     blobTls: { port: readPort(process.env, "AZURITE_BLOB_TLS_PORT"), keyPairFile: tls.keyPairFile },
     ...(process.env.LOCAL_DATA_IN_MEMORY !== "true" && { location: azuriteDataDir(process.env) }),
-    stdio: "inherit",
   });
   stopOnSignal(NAME, async () => {
     stopping = true;

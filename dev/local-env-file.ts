@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { EXAMPLE_TOPIC } from "./example-topic";
 import { displayPath, localDataDir } from "./local-paths";
+import { replaceFile } from "./local-secrets-key";
 import type { StackPlan } from "./stack-plan";
 import { LOCAL_DEAD_LETTER_CONTAINER } from "./stand-ins/dead-letter-sas";
 import { ENDPOINT_NO_ROLE, ENDPOINT_SENDER } from "./stand-ins/managed-identity/identities";
@@ -11,7 +12,7 @@ import { shellQuote } from "./summary";
  * `.local/local.env`: what `npm start` printed, as `export` lines a POSIX shell can `source`, so the
  * README's examples work as written. Local keys and local stand-ins' addresses only.
  */
-export function localEnvFile(env: NodeJS.ProcessEnv = process.env): string {
+export function localEnvFile(env: NodeJS.ProcessEnv): string {
   return path.join(localDataDir(env), "local.env");
 }
 
@@ -50,24 +51,15 @@ export function localEnvValues(
     }),
     STACK_PORTS: plan.ports.map(({ variable, port }) => `${variable}=${port}`).join(" "),
     STACK_AUTH_MODE: plan.settings.AUTH_MODE?.trim() || "entra",
-    ...(plan.settings.COSMOS_DATABASE?.trim()
-      ? { STACK_COSMOS_DATABASE: plan.settings.COSMOS_DATABASE }
-      : {}),
+    ...(plan.settings.COSMOS_DATABASE?.trim() && { STACK_COSMOS_DATABASE: plan.settings.COSMOS_DATABASE }),
     ...(plan.cosmos && { STACK_COSMOS_ENDPOINT: plan.cosmos.endpoint }),
   };
 }
 
-function fileText(file: string, values: Record<string, string>): string {
-  const lines = Object.entries(values).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
-  return `# Written by npm start for the local stack; load it with: source ${displayPath(file)}\n${lines.join("\n")}\n`;
-}
-
-/** Written aside and renamed into place (owner-only), so a shell sourcing it never sees half a file. */
 function writeFile(file: string, values: Record<string, string>): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const aside = `${file}.${process.pid}.tmp`;
-  writeFileSync(aside, fileText(file, values), { mode: 0o600 });
-  renameSync(aside, file);
+  const lines = Object.entries(values).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+  const header = `# Written by npm start for the local stack; load it with: source ${displayPath(file)}`;
+  replaceFile(file, `${header}\n${lines.join("\n")}\n`);
 }
 
 export function writeLocalEnvFile(
@@ -81,10 +73,7 @@ export function writeLocalEnvFile(
 }
 
 /** Changes some values (`npm run token` renews TOKEN), keeping the others; false when there is no file. */
-export function updateLocalEnvFile(
-  changes: Record<string, string>,
-  env: NodeJS.ProcessEnv = process.env,
-): boolean {
+export function updateLocalEnvFile(changes: Record<string, string>, env: NodeJS.ProcessEnv): boolean {
   const file = localEnvFile(env);
   if (!existsSync(file)) return false;
   writeFile(file, { ...readLocalEnvFile(env), ...changes });
@@ -97,7 +86,7 @@ function unquote(text: string): string {
 }
 
 /** The values of the file `npm start` wrote, or {} when there is none. */
-export function readLocalEnvFile(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function readLocalEnvFile(env: NodeJS.ProcessEnv): Record<string, string> {
   const file = localEnvFile(env);
   if (!existsSync(file)) return {};
   const values: Record<string, string> = {};

@@ -51,8 +51,9 @@ function readPreviousKeys(file: string): string[] {
   return keys;
 }
 
-/** Written aside and renamed into place: a crash leaves the old file or the new one, never half. */
-function replaceFile(file: string, text: string): void {
+/** Written aside (owner-only) and renamed into place: neither a crash nor a reader sees half a file. */
+export function replaceFile(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
   const aside = `${file}.${process.pid}.tmp`;
   writeFileSync(aside, text, { mode: 0o600 });
   renameSync(aside, file);

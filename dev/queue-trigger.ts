@@ -36,13 +36,7 @@ export interface QueueTrigger {
   stop(): Promise<void>;
 }
 
-/** The storage service's limit on messages per receive, which the real host enforces on batchSize. */
-const MAX_BATCH_SIZE = 32;
-/** The longest delay a Node timer (and so AbortSignal.timeout) keeps: about 24.8 days. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code;
-const isQueueNotFound = (error: unknown) => errorCode(error) === "QueueNotFound";
 /** This host no longer owns the message: the errors the real listener ignores when settling or renewing one. */
 const OWNERSHIP_LOST = new Set(
   "PopReceiptMismatch MessageNotFound QueueNotFound QueueBeingDeleted QueueDisabled".split(" "),
@@ -61,7 +55,6 @@ export class PollingBackoff {
   constructor(private readonly maximumMs: number) {
     this.currentMs = this.minimumMs = Math.min(100, maximumMs);
   }
-
   nextDelayMs(foundMessagesSinceLastDelay: boolean): number {
     if (foundMessagesSinceLastDelay) {
       this.currentMs = this.minimumMs;
@@ -81,8 +74,7 @@ export class PollingBackoff {
  * Keeps a message invisible while its handler runs, renewing it halfway to expiry as the real
  * listener's visibility timer does, each renewal within the storage deadline but never past half the
  * lock; after a transient failure it retries sooner (LinearSpeedupStrategy), after a lost ownership
- * it stops. popReceipt is the latest (only it can settle the message); stop() waits for a renewal
- * in flight, so popReceipt is final.
+ * it stops. stop() waits for a renewal in flight, so popReceipt is then final.
  */
 export function holdMessageLock(options: {
   queue: QueueClient;
@@ -92,89 +84,80 @@ export function holdMessageLock(options: {
   storageDeadlineMs: number;
   onRenewalFailed(error: unknown, ownershipLost: boolean): void;
 }) {
-  const normalMs = (options.lockSeconds * 1000) / 2;
+  const { queue, messageId, lockSeconds, onRenewalFailed } = options;
+  const normalMs = (lockSeconds * 1000) / 2;
+  const deadlineMs = Math.min(options.storageDeadlineMs, normalMs);
+  const stopping = new AbortController();
   let popReceipt = options.popReceipt;
-  let stopped = false;
   let failures = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let renewal: Promise<void> = Promise.resolve();
-  const schedule = (delayMs: number) => {
-    if (!stopped) timer = setTimeout(renew, delayMs);
-  };
-  function renew(): void {
-    renewal = options.queue
-      .updateMessage(options.messageId, popReceipt, undefined, options.lockSeconds, {
-        abortSignal: storageDeadline(Math.min(options.storageDeadlineMs, normalMs)),
-      })
-      .then((response) => {
-        if (response.popReceipt !== undefined) popReceipt = response.popReceipt;
+  const waitMs = () => Math.max(normalMs / (failures + 1), normalMs / 5);
+  const renewing = (async () => {
+    while (await delay(waitMs(), true, { signal: stopping.signal }).catch(() => false)) {
+      try {
+        const call = { abortSignal: storageDeadline(deadlineMs) };
+        const renewed = await queue.updateMessage(messageId, popReceipt, undefined, lockSeconds, call);
+        popReceipt = renewed.popReceipt ?? popReceipt;
         failures = 0;
-        schedule(normalMs);
-      })
-      .catch((error: unknown) => {
+      } catch (error) {
         const lost = isOwnershipLost(error);
-        options.onRenewalFailed(error, lost);
-        if (!lost) schedule(Math.max(normalMs / (++failures + 1), normalMs / 5));
-      });
-  }
-  schedule(normalMs);
+        onRenewalFailed(error, lost);
+        if (lost) return;
+        failures++;
+      }
+    }
+  })();
   return {
     get popReceipt() {
       return popReceipt;
     },
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await renewal;
+      stopping.abort();
+      await renewing;
     },
   };
 }
 
-function validate(options: QueueTriggerOptions, lockSeconds: number, deadlineMs: number): void {
-  const { batchSize, newBatchThreshold, maxDequeueCount, visibilityTimeoutSeconds } = options.settings;
-  const problems = [
-    !(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_BATCH_SIZE) &&
-      `batchSize must be 1..${MAX_BATCH_SIZE}`,
-    !(Number.isInteger(newBatchThreshold) && newBatchThreshold >= 0) && "newBatchThreshold must be 0 or more",
-    !(Number.isInteger(maxDequeueCount) && maxDequeueCount >= 1) && "maxDequeueCount must be 1 or more",
-    !(visibilityTimeoutSeconds >= 0) && "visibilityTimeout must not be negative",
-    !(lockSeconds >= 1) && "lockSeconds must be 1 or more",
-    !(deadlineMs >= 1 && deadlineMs <= MAX_TIMER_MS) &&
-      `storageDeadlineMs must be 1..${MAX_TIMER_MS} milliseconds`,
-  ].filter((problem) => typeof problem === "string");
-  if (problems.length > 0) throw new Error(`queue trigger '${options.functionName}': ${problems.join("; ")}`);
-}
-
 /**
- * The local host's storage queue trigger, following the real one (the WebJobs QueueListener and
- * QueueProcessor): poll in batches of batchSize, fetch the next batch once no more than
- * newBatchThreshold handlers run, back off while the queue is empty, retry failures after
- * visibilityTimeout and move a message to `<queue>-poison` at maxDequeueCount. A message is deleted
- * only after its handler succeeds, so a process that dies mid-handler loses nothing: the message
+ * The local host's storage queue trigger, following the real one (WebJobs QueueListener and
+ * QueueProcessor): batches of batchSize, the next once no more than newBatchThreshold run, back-off
+ * while empty, retries after visibilityTimeout, `<queue>-poison` at maxDequeueCount. A message is
+ * deleted only after its handler succeeds, so a process that dies mid-handler loses nothing: it
  * reappears when its lock expires. Resolves once both queues exist and polling has started.
  */
 export async function startQueueTrigger(options: QueueTriggerOptions): Promise<QueueTrigger> {
   const { functionName, settings, handler } = options;
   const lockSeconds = options.lockSeconds ?? 60;
   const deadlineMs = options.storageDeadlineMs ?? STORAGE_CALL_DEADLINE_MS;
-  validate(options, lockSeconds, deadlineMs);
+  const { batchSize } = settings;
+  // The real host caps batchSize at the 32 messages a receive may take; a Node timer (so a deadline)
+  // keeps at most 2^31-1 ms; the lock is renewed every half of it, so below 1 s the timer would spin.
+  const problems = Object.entries({
+    "batchSize must be 1..32": Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 32,
+    "newBatchThreshold must be 0 or more":
+      Number.isInteger(settings.newBatchThreshold) && settings.newBatchThreshold >= 0,
+    "maxDequeueCount must be 1 or more":
+      Number.isInteger(settings.maxDequeueCount) && settings.maxDequeueCount >= 1,
+    "visibilityTimeout must not be negative": settings.visibilityTimeoutSeconds >= 0,
+    "lockSeconds must be 1 or more": lockSeconds >= 1,
+    "storageDeadlineMs must be 1..2147483647 milliseconds": deadlineMs >= 1 && deadlineMs <= 2 ** 31 - 1,
+  }).flatMap(([problem, ok]) => (ok ? [] : [problem]));
+  if (problems.length > 0) throw new Error(`queue trigger '${functionName}': ${problems.join("; ")}`);
   const log = options.log ?? consoleLogger;
   const say = (level: "warning" | "error", message: string) => log(level, functionName, message);
   const service = QueueServiceClient.fromConnectionString(options.connectionString);
   const queue = service.getQueueClient(options.queueName);
   const poisonQueue = service.getQueueClient(poisonQueueName(options.queueName));
   const stopping = new AbortController();
+  const { signal } = stopping;
   /** One storage call's options: its own deadline, or stop() when polling, whichever comes first. */
   const within = (orStop = false) => {
     const deadline = storageDeadline(deadlineMs);
-    return { abortSignal: orStop ? AbortSignal.any([deadline, stopping.signal]) : deadline };
+    return { abortSignal: orStop ? AbortSignal.any([deadline, signal]) : deadline };
   };
   const ensureQueues = async () => {
     for (const client of [queue, poisonQueue]) await client.createIfNotExists(within(true));
   };
   await ensureQueues();
-
-  /** Deletes or releases (visible again after `visibleInSeconds`) a message this host may no longer own. */
   async function settle(messageId: string, popReceipt: string, visibleInSeconds?: number): Promise<void> {
     try {
       if (visibleInSeconds === undefined) await queue.deleteMessage(messageId, popReceipt, within());
@@ -185,15 +168,11 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
     }
   }
 
-  /** Copies the original message text to `<queue>-poison` (re-creating it if deleted), then deletes the original. */
-  async function moveToPoisonQueue(
-    item: ReceivedMessageItem,
-    popReceipt: string,
-    why: string,
-  ): Promise<void> {
+  /** Copies the original text to `<queue>-poison` (re-created if deleted), then deletes the original. */
+  async function moveToPoisonQueue(item: ReceivedMessageItem, popReceipt: string, why: string) {
     say("warning", `Message ${item.messageId} ${why}. Moving message to queue '${poisonQueue.name}'.`);
     await poisonQueue.sendMessage(item.messageText, within()).catch(async (error: unknown) => {
-      if (!isQueueNotFound(error)) throw error;
+      if (errorCode(error) !== "QueueNotFound") throw error;
       await poisonQueue.createIfNotExists(within());
       await poisonQueue.sendMessage(item.messageText, within());
     });
@@ -202,94 +181,66 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
 
   /** Locks of the handlers running now, so a stop that gives up waiting can let them lapse. */
   const activeLocks = new Set<ReturnType<typeof holdMessageLock>>();
+  const locking = { queue, lockSeconds, storageDeadlineMs: deadlineMs };
   const overMax = `MaxDequeueCount of ${settings.maxDequeueCount}`;
-
   /** One received message, start to finish. Never rejects: a storage failure leaves it to its lock. */
   async function processMessage(item: ReceivedMessageItem): Promise<void> {
+    const { messageId, dequeueCount } = item;
     try {
       // A process that died mid-handler never settled the message; count those attempts too.
-      if (item.dequeueCount > settings.maxDequeueCount)
+      if (dequeueCount > settings.maxDequeueCount)
         return await moveToPoisonQueue(item, item.popReceipt, `is over ${overMax}`);
       // The real host's decoding-failed handler poisons such a message at once, without retries.
       const decoded = decodeQueueMessage(item.messageText);
       if (!decoded.ok) return await moveToPoisonQueue(item, item.popReceipt, "is not valid base64");
       const invocationId = randomUUID();
-      const lock = holdMessageLock({
-        queue,
-        messageId: item.messageId,
-        popReceipt: item.popReceipt,
-        lockSeconds,
-        storageDeadlineMs: deadlineMs,
-        onRenewalFailed: (error, lost) =>
-          say(
-            "warning",
-            lost
-              ? `Lost the lock on message ${item.messageId} (${describeError(error)}); another receiver may run it too.`
-              : `Could not renew the lock on message ${item.messageId}: ${describeError(error)}; retrying.`,
-          ),
-      });
+      const onRenewalFailed = (error: unknown, lost: boolean) => {
+        const why = describeError(error);
+        if (lost)
+          say("warning", `Lost the lock on message ${messageId} (${why}); another receiver may run it too.`);
+        else say("warning", `Could not renew the lock on message ${messageId}: ${why}; retrying.`);
+      };
+      const lock = holdMessageLock({ ...locking, messageId, popReceipt: item.popReceipt, onRenewalFailed });
       activeLocks.add(lock);
-      let failure: { error: unknown } | undefined;
-      try {
-        // Through a promise so a handler that throws synchronously fails like one that rejects.
-        await Promise.resolve().then(() => handler(decoded.text, queueTriggerMetadata(item), invocationId));
-      } catch (error) {
-        failure = { error };
-      } finally {
-        await lock.stop();
-        activeLocks.delete(lock);
-      }
-      if (!failure) return await settle(item.messageId, lock.popReceipt);
-      say(
-        "error",
-        `Executed '${functionName}' (Failed, Id=${invocationId}, MessageId=${item.messageId}, ` +
-          `DequeueCount=${item.dequeueCount}): ${describeError(failure.error)}`,
-      );
-      if (item.dequeueCount >= settings.maxDequeueCount)
+      // Async, so a handler that throws synchronously fails like one that rejects.
+      const invoke = async () => handler(decoded.text, queueTriggerMetadata(item), invocationId);
+      const [outcome] = await Promise.allSettled([invoke()]);
+      await lock.stop();
+      activeLocks.delete(lock);
+      if (outcome.status === "fulfilled") return await settle(messageId, lock.popReceipt);
+      const attempt = `Id=${invocationId}, MessageId=${messageId}, DequeueCount=${dequeueCount}`;
+      say("error", `Executed '${functionName}' (Failed, ${attempt}): ${describeError(outcome.reason)}`);
+      if (dequeueCount >= settings.maxDequeueCount)
         await moveToPoisonQueue(item, lock.popReceipt, `has reached ${overMax}`);
-      else await settle(item.messageId, lock.popReceipt, settings.visibilityTimeoutSeconds);
+      else await settle(messageId, lock.popReceipt, settings.visibilityTimeoutSeconds);
     } catch (error) {
-      const why = describeError(error);
-      say(
-        "error",
-        `Could not settle message ${item.messageId}: ${why}. It becomes visible again when its lock expires.`,
-      );
+      const why = `${describeError(error)}. It becomes visible again when its lock expires`;
+      say("error", `Could not settle message ${messageId}: ${why}.`);
     }
   }
 
   const inFlight = new Set<Promise<void>>();
   let wake = () => {};
-
   async function poll(): Promise<void> {
     const backoff = new PollingBackoff(settings.maxPollingIntervalMs);
-    let foundMessages = false;
+    let found = false;
     let queuesMayBeMissing = false;
-    while (!stopping.signal.aborted) {
+    const batch = { numberOfMessages: settings.batchSize, visibilityTimeout: lockSeconds };
+    while (!signal.aborted) {
       let messages: ReceivedMessageItem[] = [];
       try {
         if (queuesMayBeMissing) await ensureQueues();
         queuesMayBeMissing = false;
-        const response = await queue.receiveMessages({
-          numberOfMessages: settings.batchSize,
-          visibilityTimeout: lockSeconds,
-          ...within(true),
-        });
-        messages = response.receivedMessageItems;
+        messages = (await queue.receiveMessages({ ...batch, ...within(true) })).receivedMessageItems;
       } catch (error) {
-        if (stopping.signal.aborted) return;
+        if (signal.aborted) return;
         // Storage hiccups must not end the host: log, back off, poll again.
-        queuesMayBeMissing = isQueueNotFound(error);
+        queuesMayBeMissing = errorCode(error) === "QueueNotFound";
         say("warning", `Polling queue '${queue.name}' failed: ${describeError(error)}`);
       }
-      if (messages.length === 0) {
-        // Waits for the delay or for stop(), whichever comes first.
-        await delay(backoff.nextDelayMs(foundMessages), undefined, { signal: stopping.signal }).catch(
-          () => {},
-        );
-        foundMessages = false;
-        continue;
-      }
-      foundMessages = true;
+      // An empty poll adds nothing, so the threshold wait below passes at once.
+      if (!messages.length) await delay(backoff.nextDelayMs(found), undefined, { signal }).catch(() => {});
+      found = messages.length > 0;
       for (const item of messages) {
         const done: Promise<void> = processMessage(item).finally(() => {
           inFlight.delete(done);
@@ -298,7 +249,7 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
         inFlight.add(done);
       }
       // The real listener's WaitForNewBatchThreshold: the next batch once in-flight <= newBatchThreshold.
-      while (inFlight.size > settings.newBatchThreshold && !stopping.signal.aborted) {
+      while (inFlight.size > settings.newBatchThreshold && !signal.aborted) {
         await new Promise<void>((resolve) => (wake = resolve));
       }
     }
@@ -307,7 +258,6 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
   const polling = poll().catch((error: unknown) => {
     log("critical", functionName, `Queue trigger stopped polling '${queue.name}': ${describeError(error)}`);
   });
-
   async function drainAndStop(): Promise<void> {
     stopping.abort();
     wake();
@@ -319,19 +269,12 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
     ]);
     timeout.abort();
     if (!gaveUp) return;
-    say(
-      "warning",
-      `Stopped with ${inFlight.size} handler(s) still running; their messages reappear when their locks expire.`,
-    );
+    const running = `${inFlight.size} handler(s) still running`;
+    say("warning", `Stopped with ${running}; their messages reappear when their locks expire.`);
     // As if the process had died: stop renewing so the messages become visible to the next host.
     await Promise.all([...activeLocks].map((lock) => lock.stop()));
   }
 
   let stopped: Promise<void> | undefined;
-  return {
-    stop() {
-      stopped ??= drainAndStop();
-      return stopped;
-    },
-  };
+  return { stop: () => (stopped ??= drainAndStop()) };
 }

@@ -6,11 +6,9 @@ import { answersHttp, stackRecord } from "./running-stack";
 import { describeFailure } from "./startup-error";
 
 /**
- * `npm run rotate-key`: replaces the local stack's key for endpoint secrets with a new one and
- * keeps the old one as a previous key, so a plain `npm start` afterwards seals with the new key
- * and still opens every stored endpoint. A running stack keeps the old key until it restarts.
- * It changes files only, so it works with the stack stopped too; it says which stack
- * `.local/local.env` names and whether it runs, and names the re-seal request at its BASE_URL.
+ * `npm run rotate-key`: a new key for endpoint secrets, the old one kept as a previous key, so the
+ * next `npm start` seals with the new key and still opens every stored endpoint. Files only, so it
+ * works with the stack stopped too; a running stack keeps the old key until it restarts.
  */
 async function main(): Promise<void> {
   const { values } = loadLocalSettings(process.env);

@@ -1,14 +1,10 @@
 import * as path from "node:path";
 
-/** The part of LokiJS's collection the replacement uses. */
-interface LokiCollection {
-  findOne(query: object): object | null;
-  remove(document: object): void;
-}
-
-/** The part of Azurite's LokiExtentMetadataStore (dist/src/common/persistence) the replacement uses. */
+/** The part of Azurite's LokiExtentMetadataStore (and of its LokiJS collection) the replacement uses. */
 interface ExtentMetadataStore {
-  db: { getCollection(name: string): LokiCollection };
+  db: {
+    getCollection(name: string): { findOne(query: object): object | null; remove(document: object): void };
+  };
   EXTENTS_COLLECTION: string;
   deleteExtent(extentId: string): Promise<void>;
 }

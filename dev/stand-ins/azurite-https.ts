@@ -14,34 +14,21 @@ import { LOCAL_DEAD_LETTER_CONTAINER } from "./dead-letter-sas";
  * core-rest-pipeline, whose `tlsOptions` put it on every request's TLS settings.
  */
 export function trustLocalCertificate(certFile: string): StoragePipelineOptions {
-  const options: StoragePipelineOptions & { tlsOptions: { ca: string } } = {
-    tlsOptions: { ca: readFileSync(certFile, "utf8") },
-  };
-  return options;
+  return { tlsOptions: { ca: readFileSync(certFile, "utf8") } } as StoragePipelineOptions;
 }
 
 /** The HTTPS blob service as its account key sees it, trusting the local certificate. */
 export function httpsBlobServiceWithKey(blobTlsEndpoint: string, certFile: string): BlobServiceClient {
-  return new BlobServiceClient(
-    blobTlsEndpoint,
-    new StorageSharedKeyCredential(DEV_ACCOUNT, DEV_ACCOUNT_KEY),
-    {
-      ...trustLocalCertificate(certFile),
-      retryOptions: { maxTries: 1 },
-    },
-  );
+  const credential = new StorageSharedKeyCredential(DEV_ACCOUNT, DEV_ACCOUNT_KEY);
+  return new BlobServiceClient(blobTlsEndpoint, credential, {
+    ...trustLocalCertificate(certFile),
+    retryOptions: { maxTries: 1 },
+  });
 }
 
-/**
- * The container `npm start` offers for identity-based dead letters on the HTTPS blob service
- * (`https://localhost:{port}/devstoreaccount1/dead-letters`), as dev/start.ts makes `dead-letters`
- * on the HTTP one.
- */
-export async function ensureHttpsDeadLetterContainer(
-  blobTlsEndpoint: string,
-  certFile: string,
-): Promise<void> {
-  await httpsBlobServiceWithKey(blobTlsEndpoint, certFile)
+/** The container `npm start` offers for identity-based dead letters, on the HTTPS blob service. */
+export async function ensureHttpsDeadLetterContainer(endpoint: string, certFile: string): Promise<void> {
+  await httpsBlobServiceWithKey(endpoint, certFile)
     .getContainerClient(LOCAL_DEAD_LETTER_CONTAINER)
     .createIfNotExists();
 }

@@ -1,9 +1,6 @@
 import { makeExtentDeletionLinear } from "./azurite-extent-gc";
 
-/**
- * Loaded (node --require) into Azurite's blob and queue processes before Azurite itself: see
- * azurite-extent-gc.ts. Without it Azurite still works, with its pauses, so it only says so.
- */
+// Loaded (node --require) into Azurite's processes. Without the patch Azurite still works, with its pauses.
 if (!makeExtentDeletionLinear()) {
   console.error(
     "Azurite: its extent store is not the one dev/stand-ins/azurite-extent-gc.ts patches (another Azurite version?); " +

@@ -9,25 +9,9 @@ export const DEV_ACCOUNT = "devstoreaccount1";
 export const DEV_ACCOUNT_KEY =
   "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
-export interface AzuriteOptions {
-  blobPort: number;
-  queuePort: number;
-  /** Where Azurite keeps its data; in memory when absent. */
-  location?: string;
-  /** Where Azurite's own output goes; inherited when absent. */
-  stdio?: "inherit" | "ignore";
-  /**
-   * A third process: blob over HTTPS with OAuth (`--oauth basic`), for identity-based access with
-   * the managed-identity stand-in's tokens; SharedKey and SAS still work on it. Its storage is its
-   * own. The PEM file holds the key and the certificate (dev/local-tls.ts).
-   */
-  blobTls?: { port: number; keyPairFile: string };
-}
-
 export interface RunningAzurite {
   connectionString: string;
   blobEndpoint: string;
-  queueEndpoint: string;
   /** `https://localhost:{port}/devstoreaccount1`, when the HTTPS blob service runs. */
   blobTlsEndpoint: string | undefined;
   /** blob, queue, then the HTTPS blob service when it runs. */
@@ -35,18 +19,16 @@ export interface RunningAzurite {
   stop(): Promise<void>;
 }
 
+const endpoint = (port: number) => `http://127.0.0.1:${port}/${DEV_ACCOUNT}`;
+
 export function devConnectionString(blobPort: number, queuePort: number): string {
   return [
     "DefaultEndpointsProtocol=http",
     `AccountName=${DEV_ACCOUNT}`,
     `AccountKey=${DEV_ACCOUNT_KEY}`,
-    `BlobEndpoint=http://127.0.0.1:${blobPort}/${DEV_ACCOUNT}`,
-    `QueueEndpoint=http://127.0.0.1:${queuePort}/${DEV_ACCOUNT}`,
+    `BlobEndpoint=${endpoint(blobPort)}`,
+    `QueueEndpoint=${endpoint(queuePort)}`,
   ].join(";");
-}
-
-function azuriteScript(service: "blob" | "queue"): string {
-  return path.join(path.dirname(require.resolve("azurite/package.json")), "dist", "src", service, "main.js");
 }
 
 /** Run before Azurite in its processes (built: children run compiled, also when this runs from source). */
@@ -55,10 +37,6 @@ function preloadScript(): string {
     ? __dirname
     : path.join(projectRoot(), "dist", "dev", "stand-ins");
   return path.join(builtDir, "azurite-preload.js");
-}
-
-function preloadOption(): string {
-  return `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(preloadScript())}`.trim();
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {
@@ -77,66 +55,70 @@ function stopProcess(child: ChildProcess): Promise<void> {
  * Starts Azurite's blob and queue services as child processes and waits until both listen, each
  * with its extent garbage collection made cheap (azurite-extent-gc.ts): as Azurite ships, it
  * stops answering for seconds once thousands of queue messages have come and gone in a minute.
+ * Blob over HTTPS with OAuth (`--oauth basic`) runs as a third process when `blobTls` is given, for
+ * the managed-identity stand-in's tokens (SharedKey and SAS still work on it); its storage is its
+ * own. The PEM file holds the key and the certificate (dev/local-tls.ts). Data in memory without a
+ * `location`.
  */
-export async function startAzurite(options: AzuriteOptions): Promise<RunningAzurite> {
-  const common = ["--silent", "--skipApiVersionCheck", "--loose", "--disableTelemetry"];
-  const storage = (service: string) => {
-    if (options.location === undefined) return ["--inMemoryPersistence"];
-    const location = path.join(options.location, service);
-    mkdirSync(location, { recursive: true });
-    return ["--location", location];
-  };
+export async function startAzurite(options: {
+  blobPort: number;
+  queuePort: number;
+  location?: string;
+  stdio?: "inherit" | "ignore";
+  blobTls?: { port: number; keyPairFile: string };
+}): Promise<RunningAzurite> {
+  const azurite = path.join(path.dirname(require.resolve("azurite/package.json")), "dist", "src");
+  // Through NODE_OPTIONS, not the command line: the process is still named by Azurite's script.
+  const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(preloadScript())}`.trim();
   const launch = (
     service: "blob" | "queue",
-    portFlag: string,
-    hostFlag: string,
     port: number,
     extra: string[] = [],
     folder: string = service,
-  ) =>
-    spawn(
+  ) => {
+    let storage = ["--inMemoryPersistence"];
+    if (options.location !== undefined) {
+      const location = path.join(options.location, folder);
+      mkdirSync(location, { recursive: true });
+      storage = ["--location", location];
+    }
+    return spawn(
       process.execPath,
       [
-        azuriteScript(service),
-        hostFlag,
+        path.join(azurite, service, "main.js"),
+        `--${service}Host`,
         "127.0.0.1",
-        portFlag,
+        `--${service}Port`,
         String(port),
-        ...storage(folder),
-        ...common,
+        ...storage,
+        ...["--silent", "--skipApiVersionCheck", "--loose", "--disableTelemetry"],
         ...extra,
       ],
-      // Through NODE_OPTIONS, not the command line: the process is still named by Azurite's script.
-      { stdio: options.stdio ?? "inherit", env: { ...process.env, NODE_OPTIONS: preloadOption() } },
+      { stdio: options.stdio ?? "inherit", env: { ...process.env, NODE_OPTIONS: nodeOptions } },
     );
-  const processes = [
-    launch("blob", "--blobPort", "--blobHost", options.blobPort),
-    launch("queue", "--queuePort", "--queueHost", options.queuePort),
-  ];
-  const { blobTls } = options;
+  };
+  const { blobPort, queuePort, blobTls } = options;
+  const processes = [launch("blob", blobPort), launch("queue", queuePort)];
   if (blobTls) {
     // Azurite's "basic" OAuth checks a bearer token's issuer (https://sts.windows.net/…), audience
     // (storage) and lifetime, not its signature: enough for the managed-identity stand-in's tokens.
     const https = ["--cert", blobTls.keyPairFile, "--key", blobTls.keyPairFile, "--oauth", "basic"];
-    processes.push(launch("blob", "--blobPort", "--blobHost", blobTls.port, https, "blob-https"));
+    processes.push(launch("blob", blobTls.port, https, "blob-https"));
   }
   const stop = async () => {
     await Promise.all(processes.map(stopProcess));
   };
   try {
     await Promise.all(
-      [options.blobPort, options.queuePort, ...(blobTls ? [blobTls.port] : [])].map((port) =>
-        waitForPort(port),
-      ),
+      [blobPort, queuePort, ...(blobTls ? [blobTls.port] : [])].map((port) => waitForPort(port)),
     );
   } catch (error) {
     await stop();
     throw error;
   }
   return {
-    connectionString: devConnectionString(options.blobPort, options.queuePort),
-    blobEndpoint: `http://127.0.0.1:${options.blobPort}/${DEV_ACCOUNT}`,
-    queueEndpoint: `http://127.0.0.1:${options.queuePort}/${DEV_ACCOUNT}`,
+    connectionString: devConnectionString(blobPort, queuePort),
+    blobEndpoint: endpoint(blobPort),
     blobTlsEndpoint: blobTls && `https://localhost:${blobTls.port}/${DEV_ACCOUNT}`,
     processes,
     stop,

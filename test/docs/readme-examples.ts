@@ -15,8 +15,8 @@ import { installPacked, type PackedPackage, packPackages, run } from "./packed-p
 // needs pulumi/'s own install).
 //
 // Two TypeScripts: this repository's (`npx tsc`), and the one `npm install typescript` installs
-// today, held in the workspace test/docs/typescript-today (nested there, so its `tsc` does not
-// take the place of the repository's). Another one can be tried with the same checks: `npm install
+// today, an install of its own in test/docs/typescript-today (global setup makes it), so its `tsc`
+// does not take the place of the repository's. Another one can be tried with the same checks: `npm install
 // typescript@<version>` in a folder of its own, then
 // README_EXAMPLES_TYPESCRIPT=<that folder>/node_modules/typescript npx jest test/docs/readme-examples.test.ts
 

@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import * as path from "node:path";
 import { caBundleFile, loadOrCreateLocalTls, writeCaBundle } from "../../dev/local-tls";
 import { startStack } from "../../dev/stack";
 import { buildProject } from "./build-once";
@@ -12,6 +15,7 @@ import { FUNCTION_KEY, MASTER_KEY, type SharedStandIns, STAND_INS_ENV } from "./
  */
 export default async function globalSetup(): Promise<void> {
   buildProject();
+  installTypescriptToday();
   const stack = await startStack(
     { FUNCTION_KEY, MASTER_KEY },
     {
@@ -41,4 +45,28 @@ export default async function globalSetup(): Promise<void> {
       : tls.certFile;
   process.env[STAND_INS_ENV] = JSON.stringify(shared);
   (globalThis as Record<string, unknown>).__stack = stack;
+}
+
+/**
+ * The TypeScript `npm install typescript` installs today, which test/docs/readme-examples.ts
+ * compiles the README examples with beside the repository's own: an install of its own (its lock
+ * in test/docs/typescript-today), not the root's, whose size it would grow by its native compiler.
+ */
+function installTypescriptToday(): void {
+  const folder = path.join(__dirname, "..", "docs", "typescript-today");
+  const wanted = (
+    JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8")) as {
+      dependencies: { typescript: string };
+    }
+  ).dependencies.typescript;
+  const installed = path.join(folder, "node_modules", "typescript", "package.json");
+  if (
+    existsSync(installed) &&
+    (JSON.parse(readFileSync(installed, "utf8")) as { version: string }).version === wanted
+  )
+    return;
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund"], {
+    cwd: folder,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }

@@ -25,22 +25,9 @@ it("is written owner-only in the data folder, and a POSIX shell and the helpers 
   expect(statSync(file).mode & 0o077).toBe(0);
   const expected = localEnvValues(plan, deadLetterUrl, "a.b.c");
   const names = Object.keys(expected);
-  const printed = execFileSync(
-    "sh",
-    ["-c", `. "$0" && printf '%s\\0' ${names.map((n) => `"$${n}"`).join(" ")}`, file],
-    {
-      encoding: "utf8",
-      env: {},
-    },
-  );
-  expect(
-    Object.fromEntries(
-      printed
-        .split("\0")
-        .slice(0, -1)
-        .map((value, index) => [names[index], value]),
-    ),
-  ).toEqual(expected);
+  const script = `. "$0" && printf '%s\\0' ${names.map((n) => `"$${n}"`).join(" ")}`;
+  const printed = execFileSync("sh", ["-c", script, file], { encoding: "utf8", env: {} }).split("\0");
+  expect(Object.fromEntries(names.map((name, index) => [name, printed[index]]))).toEqual(expected);
   expect(readLocalEnvFile({ LOCAL_DATA_DIR: dataDir })).toEqual(expected);
   expect(expected).toMatchObject({
     AUTH_AUTHORITY: plan.issuer?.authority,
