@@ -25,9 +25,9 @@ module.exports = {
     {
       name: "product-free-of-local-code",
       severity: "error",
-      comment: "src/ and functions/ ship to Azure; dev/, test/, bench/ and load/ do not.",
+      comment: "src/ and functions/ ship to Azure; dev/, test/, bench/, load/ and tools/ do not.",
       from: { path: "^(src|functions)/" },
-      to: { path: "^(dev|test|bench|load|pulumi)/" },
+      to: { path: "^(dev|test|bench|load|pulumi|tools)/" },
     },
     {
       name: "zod-through-common",

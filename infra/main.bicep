@@ -79,6 +79,12 @@ param secretsEncryptionKey string
 @description('COSMOS_DATABASE: the database id.')
 param cosmosDatabaseName string = 'twin-resources'
 
+// A point-in-time restore makes a new account (docs/operations.md, "Restore"): naming it here
+// points the app, its data-plane role (app/access.bicep: data-plane role assignments are not
+// restored) and COSMOS_ENDPOINT at it. The account this deployment made is then left alone.
+@description('COSMOS_ACCOUNT_NAME: the Cosmos DB account to use, in the environment\'s resource group. Empty: cosmos-<token>, the one provisioning creates. Set to the account a point-in-time restore created (docs/operations.md, "Restore").')
+param cosmosAccountName string = ''
+
 @minValue(1)
 @description('COSMOS_REQUEST_TIMEOUT_MS: how long one Cosmos DB request may take before the caller gets 503.')
 param cosmosRequestTimeoutMs int = 5000
@@ -216,9 +222,12 @@ param httpPerInstanceConcurrency int = 16
 // functions share one group, and each queue-triggered function (twinEvents-deliver) is a group of
 // its own, so the app as a whole may run up to 2 x maximumInstanceCount instances (more if a
 // non-HTTP function is added). Size it for the Cosmos DB load of one group.
+// The range: Microsoft Learn, "Event-driven scaling in Azure Functions", "Limit scale-out"
+// (https://learn.microsoft.com/azure/azure-functions/event-driven-scaling#limit-scale-out), 1 to
+// 1000 (the preview's lowest maximum was 40).
 @minValue(1)
 @maxValue(1000)
-@description('The most on-demand instances each function group scales out to: per function group (the HTTP functions; each queue-triggered function), not per app. From 1 (Flex Consumption once required 40) to 1000.')
+@description('The most on-demand instances each function group scales out to: per function group (the HTTP functions; each queue-triggered function), not per app. From 1 to 1000, the range of Microsoft Learn\'s "Event-driven scaling in Azure Functions", "Limit scale-out" (https://learn.microsoft.com/azure/azure-functions/event-driven-scaling#limit-scale-out); the preview\'s floor of 40 no longer applies.')
 param maximumInstanceCount int = 100
 
 // Telemetry (core/monitor/monitoring.bicep).
@@ -238,6 +247,11 @@ param logDailyCapGb int = 1
 
 @description('Email address notified when events are poisoned or dead-lettered; empty: the alerts still fire in Azure Monitor but notify no one.')
 param alertEmailAddress string = ''
+
+// Private networking (infra/README.md, "Private networking"). Off, none of the network resources
+// below is deployed and the accounts stay as they were.
+@description('PRIVATE_NETWORKING: a VNet the Function App integrates with (subnet delegated to Microsoft.App/environments), private endpoints and private DNS zones for its storage account (blob, queue, table), Cosmos DB account and Key Vault, and public network access off on those three. Endpoint owners can then put private endpoints for their Service Bus namespaces in the same VNet (infra/README.md, "Private networking"). Data planes are then unreachable from outside the VNet, the operator\'s machine included.')
+param privateNetworking bool = false
 
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
@@ -311,6 +325,7 @@ module storage 'core/storage/storage-account.bicep' = {
       twinEventsQueueName
       '${twinEventsQueueName}-poison'
     ]
+    privateNetworking: privateNetworking
   }
 }
 
@@ -318,11 +333,12 @@ module cosmos 'core/database/cosmos-sql-serverless.bicep' = {
   name: 'cosmos'
   scope: rg
   params: {
-    name: 'cosmos-${resourceToken}'
+    name: !empty(cosmosAccountName) ? cosmosAccountName : 'cosmos-${resourceToken}'
     location: location
     tags: tags
     databaseName: cosmosDatabaseName
     containers: cosmosContainers
+    privateNetworking: privateNetworking
   }
 }
 
@@ -335,6 +351,98 @@ module keyVault 'core/security/key-vault.bicep' = {
     tags: tags
     encryptionKeySecretName: encryptionKeySecretName
     encryptionKey: secretsEncryptionKey
+    privateNetworking: privateNetworking
+  }
+}
+
+// privateNetworking: the VNet, and a private endpoint with its private DNS zone for each data plane
+// the app uses. Storage: blob (host keys and leases, the deployment package), queue (the trigger and
+// the service's queue client) and table (the host's diagnostic events; AzureWebJobsStorage__
+// tableServiceUri below). The storage zones follow the cloud (environment().suffixes.storage); the
+// Cosmos DB and Key Vault ones are the public cloud's (Microsoft Learn, "Azure Private Endpoint
+// private DNS zone values", https://learn.microsoft.com/azure/private-link/private-endpoint-dns).
+module network 'core/network/vnet.bicep' = if (privateNetworking) {
+  name: 'network'
+  scope: rg
+  params: {
+    name: 'vnet-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module privateEndpointBlob 'core/network/private-endpoint.bicep' = if (privateNetworking) {
+  name: 'privateEndpointBlob'
+  scope: rg
+  params: {
+    name: 'pe-st${resourceToken}-blob'
+    location: location
+    tags: tags
+    subnetId: network!.outputs.privateEndpointSubnetId
+    virtualNetworkId: network!.outputs.id
+    privateLinkServiceId: storage.outputs.id
+    groupId: 'blob'
+    privateDnsZoneName: 'privatelink.blob.${environment().suffixes.storage}'
+  }
+}
+
+module privateEndpointQueue 'core/network/private-endpoint.bicep' = if (privateNetworking) {
+  name: 'privateEndpointQueue'
+  scope: rg
+  params: {
+    name: 'pe-st${resourceToken}-queue'
+    location: location
+    tags: tags
+    subnetId: network!.outputs.privateEndpointSubnetId
+    virtualNetworkId: network!.outputs.id
+    privateLinkServiceId: storage.outputs.id
+    groupId: 'queue'
+    privateDnsZoneName: 'privatelink.queue.${environment().suffixes.storage}'
+  }
+}
+
+module privateEndpointTable 'core/network/private-endpoint.bicep' = if (privateNetworking) {
+  name: 'privateEndpointTable'
+  scope: rg
+  params: {
+    name: 'pe-st${resourceToken}-table'
+    location: location
+    tags: tags
+    subnetId: network!.outputs.privateEndpointSubnetId
+    virtualNetworkId: network!.outputs.id
+    privateLinkServiceId: storage.outputs.id
+    groupId: 'table'
+    privateDnsZoneName: 'privatelink.table.${environment().suffixes.storage}'
+  }
+}
+
+module privateEndpointCosmos 'core/network/private-endpoint.bicep' = if (privateNetworking) {
+  name: 'privateEndpointCosmos'
+  scope: rg
+  params: {
+    name: 'pe-${cosmos.outputs.name}-sql'
+    location: location
+    tags: tags
+    subnetId: network!.outputs.privateEndpointSubnetId
+    virtualNetworkId: network!.outputs.id
+    privateLinkServiceId: cosmos.outputs.id
+    groupId: 'Sql'
+    privateDnsZoneName: 'privatelink.documents.azure.com'
+  }
+}
+
+module privateEndpointKeyVault 'core/network/private-endpoint.bicep' = if (privateNetworking) {
+  name: 'privateEndpointKeyVault'
+  scope: rg
+  params: {
+    name: 'pe-kv-${resourceToken}-vault'
+    location: location
+    tags: tags
+    subnetId: network!.outputs.privateEndpointSubnetId
+    virtualNetworkId: network!.outputs.id
+    privateLinkServiceId: keyVault.outputs.id
+    groupId: 'vault'
+    privateDnsZoneName: 'privatelink.vaultcore.azure.net'
   }
 }
 
@@ -451,11 +559,19 @@ module api 'app/api.bicep' = {
     authClientId: authAppClientId
     authIssuer: serviceSettings.AUTH_AUTHORITY
     authAudiences: authAudiences
+    virtualNetworkSubnetId: privateNetworking ? network!.outputs.appSubnetId : ''
   }
   // The site reads its settings as it starts: the Key Vault reference (Key Vault Secrets User), the
-  // telemetry (Monitoring Metrics Publisher), storage and Cosmos DB. Every role is assigned first.
+  // telemetry (Monitoring Metrics Publisher), storage and Cosmos DB. Every role is assigned first,
+  // and with privateNetworking every private endpoint and its DNS record exists first (a
+  // dependency on a module that is not deployed is dropped).
   dependsOn: [
     access
+    privateEndpointBlob
+    privateEndpointQueue
+    privateEndpointTable
+    privateEndpointCosmos
+    privateEndpointKeyVault
   ]
 }
 
@@ -488,6 +604,7 @@ module alerts 'core/monitor/alerts.bicep' = {
     namePrefix: resourceToken
     poisonQueueName: '${twinEventsQueueName}-poison'
     alertEmailAddress: alertEmailAddress
+    healthUrl: 'https://${api.outputs.defaultHostName}/health'
   }
 }
 
@@ -516,3 +633,7 @@ output SERVICE_API_AUTHORITY string = serviceSettings.AUTH_AUTHORITY
 output ENDPOINT_SYSTEM_IDENTITY_PRINCIPAL_ID string = api.outputs.systemIdentityPrincipalId
 // What ENDPOINT_USER_ASSIGNED_IDENTITIES holds: the user-assigned identities endpoints may name.
 output ENDPOINT_USER_ASSIGNED_IDENTITIES string = join(endpointIdentityIdList, ',')
+// privateNetworking: where endpoint owners put the private endpoints of their Service Bus namespaces
+// (infra/README.md, "Private networking"); empty when off.
+output AZURE_PRIVATE_ENDPOINT_SUBNET_ID string = privateNetworking ? network!.outputs.privateEndpointSubnetId : ''
+output AZURE_VIRTUAL_NETWORK_ID string = privateNetworking ? network!.outputs.id : ''

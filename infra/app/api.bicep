@@ -53,7 +53,12 @@ param httpPerInstanceConcurrency int = 16
 // Flex Consumption scales per function group: all HTTP functions together, each queue-triggered
 // function on its own instances. maximumInstanceCount caps the on-demand instances of each group,
 // not of the app, so the app as a whole may run (number of groups) x maximumInstanceCount.
-@description('The most on-demand instances each function group scales out to: per function group, not per app. From 1 (Flex Consumption once required 40) to 1000.')
+// The range is Microsoft Learn's, "Event-driven scaling in Azure Functions", "Limit scale-out"
+// (https://learn.microsoft.com/azure/azure-functions/event-driven-scaling#limit-scale-out):
+// "Currently the lowest maximum instance count value is 1, and the highest supported maximum
+// instance count value is 1000". The floor of 40 was the preview's ("The lowest maximum scale in
+// preview is 40", flex-consumption-plan.md while in preview), since lifted.
+@description('The most on-demand instances each function group scales out to: per function group, not per app. From 1 to 1000, the range of Microsoft Learn\'s "Event-driven scaling in Azure Functions", "Limit scale-out" (https://learn.microsoft.com/azure/azure-functions/event-driven-scaling#limit-scale-out); the preview\'s floor of 40 no longer applies.')
 @minValue(1)
 @maxValue(1000)
 param maximumInstanceCount int = 100
@@ -80,6 +85,13 @@ param easyAuthExcludedPaths array = [
   '/health'
   '/openapi.json'
 ]
+
+// Regional VNet integration (outbound only: the app's own endpoint stays public, for callers, azd's
+// deployment and the /health web test). Microsoft Learn, "Azure Functions Flex Consumption plan
+// hosting", "Virtual network integration"
+// (https://learn.microsoft.com/azure/azure-functions/flex-consumption-plan#virtual-network-integration).
+@description('Resource id of the subnet (delegated to Microsoft.App/environments) the app integrates with; empty: no VNet integration (privateNetworking off).')
+param virtualNetworkSubnetId string = ''
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
@@ -122,11 +134,27 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
     // exists before the site does; the default would be the system-assigned identity, which has
     // none (it is for endpoints only).
     keyVaultReferenceIdentity: identityId
+    // privateNetworking: outbound traffic to the private endpoints' addresses goes through this
+    // subnet, and the VNet's DNS resolves the accounts' host names in the linked private zones.
+    virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
+    // Only the siteConfig properties Flex Consumption accepts. Microsoft Learn, "Azure Functions
+    // Flex Consumption plan hosting", "Deprecated properties and settings"
+    // (https://learn.microsoft.com/azure/azure-functions/flex-consumption-plan#deprecated-properties-and-settings),
+    // points to "Flex Consumption plan deprecations"
+    // (https://learn.microsoft.com/azure/azure-functions/functions-app-settings#flex-consumption-plan-deprecations)
+    // for the site properties and app settings that are deprecated or moved to functionAppConfig.
+    // - No ftpsState: Flex Consumption sites reject it ("The following list of 4 site configuration
+    //   properties (Site.SiteConfig.FtpsState, ...) for Flex Consumption sites is invalid",
+    //   microsoft/azure-pipelines-tasks#21032), and deployment is from the blob container of
+    //   functionAppConfig.deployment, not FTP.
+    // - No http20Enabled: Microsoft's Flex Consumption templates (Azure-Samples/
+    //   functions-quickstart-javascript-azd, infra/app/api.bicep) set neither it nor ftpsState.
+    // - minTlsVersion, scmMinTlsVersion: general App Service site settings (Microsoft.Web/sites
+    //   siteConfig, https://learn.microsoft.com/azure/templates/microsoft.web/sites), not on the
+    //   Flex deprecation list; 1.2 is also the platform's default for new apps.
     siteConfig: {
       minTlsVersion: '1.2'
       scmMinTlsVersion: '1.2'
-      ftpsState: 'Disabled'
-      http20Enabled: true
       appSettings: [
         for setting in items(appSettings): {
           name: setting.key

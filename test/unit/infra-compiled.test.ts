@@ -1,7 +1,14 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { configSchema, HOST_STORAGE_SETTINGS, LOCAL_ONLY_SETTINGS } from "../../src/config";
+import {
+  compiledInfra,
+  deployment,
+  type Json,
+  type Resource,
+  type Template,
+  withCompiled,
+} from "../support/compiled-infra";
 
 /**
  * infra/ as Azure receives it: the ARM JSON the real Bicep CLI compiled (`npm run infra:check`, which
@@ -14,80 +21,9 @@ import { configSchema, HOST_STORAGE_SETTINGS, LOCAL_ONLY_SETTINGS } from "../../
 const ROOT = path.join(__dirname, "..", "..");
 const INFRA = path.join(ROOT, "infra");
 const OUT = path.join(ROOT, ".local", "infra-json");
-const SCRIPT = path.join(INFRA, "scripts", "bicep-cli.js");
-const NO_DOTNET = "infra check skipped: no .NET SDK (dotnet) on PATH; the infra check runs in CI (.ci/run)";
-
-type Json = Record<string, unknown>;
-interface Template {
-  parameters: Record<string, { type: string; defaultValue?: unknown }>;
-  variables?: Record<string, unknown>;
-  resources: Resource[];
-  outputs: Record<string, { type: string; value: string }>;
-}
-interface Resource {
-  type: string;
-  apiVersion: string;
-  name: string;
-  condition?: string;
-  dependsOn?: string[];
-  properties: Json & { template?: Template; parameters?: Record<string, { value: unknown }> };
-}
-
-function hasDotnet(): boolean {
-  const probe = spawnSync("dotnet", ["--version"], { encoding: "utf8" });
-  return !probe.error && probe.status === 0;
-}
-
-function newestInfraChange(dir = INFRA): number {
-  return Math.max(
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) => {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) return newestInfraChange(full);
-      return /\.bicep$|^bicepconfig\.json$/.test(entry.name) ? statSync(full).mtimeMs : 0;
-    }),
-  );
-}
-
-/** The compiled main.json, built now if missing or stale and .NET is here; undefined without .NET. */
-function compiled(): { main: Template; manifest: Json } | { skipped: string } {
-  const manifestFile = path.join(OUT, "manifest.json");
-  const fresh = () => existsSync(manifestFile) && statSync(manifestFile).mtimeMs >= newestInfraChange();
-  if (!fresh()) {
-    const result = spawnSync(process.execPath, [SCRIPT, "build", "--quiet"], { encoding: "utf8" });
-    const said = `${result.stdout}${result.stderr}`.trim();
-    if (said === NO_DOTNET && !hasDotnet()) return { skipped: said };
-    if (result.status !== 0 || !fresh())
-      throw new Error(`node ${path.relative(ROOT, SCRIPT)} build:\n${said}`);
-  }
-  return {
-    main: JSON.parse(readFileSync(path.join(OUT, "main.json"), "utf8")) as Template,
-    manifest: JSON.parse(readFileSync(manifestFile, "utf8")) as Json,
-  };
-}
-
-const state = compiled();
+const state = compiledInfra();
 if ("skipped" in state) process.stderr.write(`\n${state.skipped}\n`);
-
-/**
- * Runs `check` on the compiled template; without .NET asserts that the check said it was skipped and
- * why (the only way this test passes without the JSON).
- */
-function withTemplate(check: (main: Template, manifest: Json) => void): () => void {
-  return () => {
-    if ("skipped" in state) {
-      expect(hasDotnet()).toBe(false);
-      expect(state.skipped).toBe(NO_DOTNET);
-      return;
-    }
-    check(state.main, state.manifest);
-  };
-}
-
-function deployment(main: Template, name: string): Resource {
-  const found = main.resources.find((r) => r.type === "Microsoft.Resources/deployments" && r.name === name);
-  if (!found) throw new Error(`main.json has no deployment ${name}`);
-  return found;
-}
+const withTemplate = (check: (main: Template, manifest: Json) => void) => withCompiled(state, check);
 
 function nested(main: Template, name: string): Template {
   const template = deployment(main, name).properties.template;
@@ -187,6 +123,8 @@ describe("infra/ compiled by the Bicep CLI (.local/infra-json)", () => {
         "core/database/cosmos-sql-serverless.bicep",
         "core/monitor/alerts.bicep",
         "core/monitor/monitoring.bicep",
+        "core/network/private-endpoint.bicep",
+        "core/network/vnet.bicep",
         "core/security/key-vault.bicep",
         "core/security/user-assigned-identity.bicep",
         "core/storage/storage-account.bicep",
@@ -221,6 +159,16 @@ describe("infra/ compiled by the Bicep CLI (.local/infra-json)", () => {
         "Microsoft.Resources/deployments@2025-04-01 keyVault",
         "keyVault/Microsoft.KeyVault/vaults@2023-07-01",
         "keyVault/Microsoft.KeyVault/vaults/secrets@2023-07-01",
+        // privateNetworking only (condition; test/unit/infra-private-networking.test.ts).
+        "Microsoft.Resources/deployments@2025-04-01 network",
+        "network/Microsoft.Network/virtualNetworks@2024-05-01",
+        ...["Blob", "Queue", "Table", "Cosmos", "KeyVault"].flatMap((target) => [
+          `Microsoft.Resources/deployments@2025-04-01 privateEndpoint${target}`,
+          `privateEndpoint${target}/Microsoft.Network/privateDnsZones@2024-06-01`,
+          `privateEndpoint${target}/Microsoft.Network/privateDnsZones/virtualNetworkLinks@2024-06-01`,
+          `privateEndpoint${target}/Microsoft.Network/privateEndpoints@2024-05-01`,
+          `privateEndpoint${target}/Microsoft.Network/privateEndpoints/privateDnsZoneGroups@2024-05-01`,
+        ]),
         // The stand-in for core/security/app-registration.bicep (no resources offline).
         "Microsoft.Resources/deployments@2025-04-01 appRegistration",
         "Microsoft.Resources/deployments@2025-04-01 api",
@@ -239,6 +187,9 @@ describe("infra/ compiled by the Bicep CLI (.local/infra-json)", () => {
         "Microsoft.Resources/deployments@2025-04-01 alerts",
         "alerts/Microsoft.Insights/actionGroups@2023-01-01",
         "alerts/Microsoft.Insights/scheduledQueryRules@2023-12-01",
+        "alerts/Microsoft.Insights/scheduledQueryRules@2023-12-01",
+        "alerts/Microsoft.Insights/webtests@2022-06-15",
+        "alerts/Microsoft.Insights/metricAlerts@2018-03-01",
       ]);
       expect(deployment(main, "appRegistration").condition).toBe("[empty(parameters('authClientId'))]");
     }),
@@ -406,6 +357,8 @@ describe("infra/ compiled by the Bicep CLI (.local/infra-json)", () => {
         "SERVICE_API_AUTHORITY",
         "ENDPOINT_SYSTEM_IDENTITY_PRINCIPAL_ID",
         "ENDPOINT_USER_ASSIGNED_IDENTITIES",
+        "AZURE_PRIVATE_ENDPOINT_SUBNET_ID",
+        "AZURE_VIRTUAL_NETWORK_ID",
       ]);
       expect(main.outputs.ENDPOINT_SYSTEM_IDENTITY_PRINCIPAL_ID?.value).toMatch(
         /'Microsoft\.Resources\/deployments', 'api'\), '[\d-]+'\)\.outputs\.systemIdentityPrincipalId\.value\]$/,
@@ -602,6 +555,90 @@ describe("infra/ compiled: what bounds the bill (issue 39)", () => {
         instanceMemoryMB: "[parameters('instanceMemoryMB')]",
         maximumInstanceCount: "[parameters('maximumInstanceCount')]",
         triggers: { http: { perInstanceConcurrency: "[parameters('httpPerInstanceConcurrency')]" } },
+      });
+    }),
+  );
+});
+
+describe("infra/ compiled: what Flex Consumption accepts, and data that survives a mistake (issue 42)", () => {
+  it(
+    "sets no siteConfig property Flex Consumption rejects or Microsoft's Flex templates leave out (ftpsState, http20Enabled)",
+    withTemplate((main) => {
+      const site = resourceOf(nested(main, "api"), "Microsoft.Web/sites").properties;
+      const siteConfig = site.siteConfig as Json;
+      expect(siteConfig).not.toHaveProperty("ftpsState");
+      expect(siteConfig).not.toHaveProperty("http20Enabled");
+      // Nor anywhere else on the site (a stray copy outside siteConfig would be sent too).
+      expect(JSON.stringify(site)).not.toMatch(/ftpsState|http20Enabled/i);
+      // appSettings compiles to a copy loop.
+      expect(Object.keys(siteConfig).sort()).toEqual(["copy", "minTlsVersion", "scmMinTlsVersion"]);
+    }),
+  );
+
+  it(
+    "bounds maximumInstanceCount at Flex Consumption's 1 to 1000, in main.json and the api module, citing where",
+    withTemplate((main) => {
+      const api = nested(main, "api");
+      for (const template of [main, api]) {
+        const param = parameter(template, "maximumInstanceCount");
+        expect(param).toMatchObject({ type: "int", defaultValue: 100, minValue: 1, maxValue: 1000 });
+        expect(param.metadata?.description).toContain(
+          "https://learn.microsoft.com/azure/azure-functions/event-driven-scaling#limit-scale-out",
+        );
+        expect(param.metadata?.description).toMatch(/From 1 to 1000/);
+      }
+      expect(deployment(main, "api").properties.parameters?.maximumInstanceCount).toEqual({
+        value: "[parameters('maximumInstanceCount')]",
+      });
+    }),
+  );
+
+  it(
+    "keeps Cosmos DB on continuous backup, the free 7-day tier, still serverless",
+    withTemplate((main) => {
+      const account = resourceOf(nested(main, "cosmos"), "Microsoft.DocumentDB/databaseAccounts").properties;
+      expect(account.backupPolicy).toEqual({
+        type: "Continuous",
+        continuousModeProperties: { tier: "Continuous7Days" },
+      });
+      expect(account.capabilities).toEqual([{ name: "EnableServerless" }]);
+      // A new account, never a restore: the restore procedure (docs/operations.md) makes its own.
+      expect(account).not.toHaveProperty("createMode");
+      expect(account).not.toHaveProperty("restoreParameters");
+    }),
+  );
+
+  it(
+    "names the Cosmos DB account cosmos-<token> unless cosmosAccountName (COSMOS_ACCOUNT_NAME) names a restored one",
+    withTemplate((main) => {
+      expect(parameter(main, "cosmosAccountName")).toMatchObject({ type: "string", defaultValue: "" });
+      // A parameter ARM computes whole: the expression stands for the {value} object itself.
+      expect(String(deployment(main, "cosmos").properties.parameters?.name as unknown)).toBe(
+        "[if(not(empty(parameters('cosmosAccountName'))), createObject('value', parameters('cosmosAccountName')), createObject('value', format('cosmos-{0}', variables('resourceToken'))))]",
+      );
+      expect(mappedParameters.cosmosAccountName).toEqual({ value: "$" + "{COSMOS_ACCOUNT_NAME}" });
+      // The app's data-plane role follows the account (a restore does not bring role assignments).
+      expect(String(deployment(main, "access").properties.parameters?.cosmosAccountName?.value)).toMatch(
+        /'Microsoft\.Resources\/deployments', 'cosmos'\), '[\d-]+'\)\.outputs\.name\.value\]$/,
+      );
+    }),
+  );
+
+  it(
+    "keeps the encryption key's vault recoverable: soft delete, 90 days by default (7 to 90), purge protection on",
+    withTemplate((main) => {
+      const keyVault = nested(main, "keyVault");
+      expect(parameter(keyVault, "softDeleteRetentionInDays")).toMatchObject({
+        type: "int",
+        defaultValue: 90,
+        minValue: 7,
+        maxValue: 90,
+      });
+      expect(resourceOf(keyVault, "Microsoft.KeyVault/vaults").properties).toMatchObject({
+        enableSoftDelete: true,
+        softDeleteRetentionInDays: "[parameters('softDeleteRetentionInDays')]",
+        enablePurgeProtection: true,
+        enableRbacAuthorization: true,
       });
     }),
   );

@@ -46,6 +46,8 @@ const MUST_BE_EXCLUDED = [
   "infra/main.bicep",
   "infra/scripts/stage-package.js",
   "bench/run.ts",
+  "tools/smoke.ts",
+  "dist/tools/smoke.js",
   "coverage/lcov.info",
   "local.settings.json",
   "local.settings.sample.json",

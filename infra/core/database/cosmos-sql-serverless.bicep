@@ -11,6 +11,9 @@ param databaseName string
 @description('Containers to create, each { name: string, partitionKeyPath: string }.')
 param containers array
 
+@description('privateNetworking of main.bicep: public network access off, reached through a private endpoint (group id Sql) only.')
+param privateNetworking bool = false
+
 resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
   name: name
   location: location
@@ -38,7 +41,23 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     disableLocalAuth: true
     disableKeyBasedMetadataWriteAccess: true
     minimalTlsVersion: 'Tls12'
-    publicNetworkAccess: 'Enabled'
+    // privateNetworking: only through the private endpoint of main.bicep (Data Explorer in the
+    // portal and the operations team's reads from outside the VNet stop working too).
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
+    // Continuous backup, 7-day tier: any second of the last 7 days can be restored into a new
+    // account (docs/operations.md, "Restore"). The 7-day tier is not charged for backup storage,
+    // only each restore is ("Continuous 30-day tier vs Continuous 7-day tier",
+    // https://learn.microsoft.com/azure/cosmos-db/continuous-backup-restore-introduction);
+    // serverless is not among its "Current limitations" there. Switching an account between
+    // periodic and continuous is one-way, and Azure refuses it together with any other change to
+    // the account ("Cannot update continuous backup mode and other properties at the same time",
+    // Azure/bicep#15109): infra/README.md says how to migrate an existing account first.
+    backupPolicy: {
+      type: 'Continuous'
+      continuousModeProperties: {
+        tier: 'Continuous7Days'
+      }
+    }
   }
 }
 

@@ -12,6 +12,9 @@ param deploymentContainerName string
 @description('Queues to create; the service writes to them and the queue trigger reads them.')
 param queueNames array
 
+@description('privateNetworking of main.bicep: public network access off, reached through private endpoints only.')
+param privateNetworking bool = false
+
 resource storage 'Microsoft.Storage/storageAccounts@2024-01-01' = {
   name: name
   location: location
@@ -29,11 +32,20 @@ resource storage 'Microsoft.Storage/storageAccounts@2024-01-01' = {
     allowCrossTenantReplication: false
     minimumTlsVersion: 'TLS1_2'
     supportsHttpsTrafficOnly: true
-    publicNetworkAccess: 'Enabled'
-    networkAcls: {
-      defaultAction: 'Allow'
-      bypass: 'AzureServices'
-    }
+    // privateNetworking: no public endpoint; the app reaches blob, queue and table through the
+    // private endpoints of main.bicep, and the network rules deny by default with no bypass, as
+    // Microsoft's azd Flex Consumption templates set them with their VNet on (Azure-Samples/
+    // functions-quickstart-javascript-azd, infra/main.bicep, vnetEnabled). Off: as before.
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
+    networkAcls: privateNetworking
+      ? {
+          defaultAction: 'Deny'
+          bypass: 'None'
+        }
+      : {
+          defaultAction: 'Allow'
+          bypass: 'AzureServices'
+        }
   }
 }
 
