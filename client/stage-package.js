@@ -99,6 +99,8 @@ const manifest = {
     },
     "./package.json": "./package.json",
   },
+  // The command line, `twin` (client/cli/main.ts): `npx twin --help` where the package is installed.
+  bin: { twin: "dist/client/cli/main.js" },
   // The build's bookkeeping (.tsbuildinfo) stays out of the tarball.
   files: ["dist", "!dist/*.tsbuildinfo"],
   engines: { node: ">=20" },
@@ -123,6 +125,7 @@ execFileSync(process.execPath, [path.join(root, "dev", "incremental-build.js"), 
   cwd: root,
 });
 writeEsmEntry(path.join(output, "dist", "client"));
+fs.chmodSync(path.join(output, manifest.bin.twin), 0o755);
 manifest.dependencies = dependenciesOf(path.join(output, "dist"));
 writeIfChanged(path.join(output, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 writeIfChanged(path.join(output, "README.md"), fs.readFileSync(path.join(__dirname, "README.md"), "utf8"));

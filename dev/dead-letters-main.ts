@@ -1,5 +1,5 @@
 import { type BlobItem, ContainerClient, StorageSharedKeyCredential } from "@azure/storage-blob";
-import { parseCommandLine } from "./cli-options";
+import { type CommandSpec, commandLine, exitCodeOf } from "./cli-options";
 import { localTlsFiles } from "./local-tls";
 import { stackOrGivenValue } from "./running-stack";
 import { DEV_ACCOUNT, DEV_ACCOUNT_KEY } from "./stand-ins/azurite";
@@ -15,7 +15,23 @@ import { describeFailure, StartupError } from "./startup-error";
  * (DEAD_LETTER_CONTAINER_URI, HTTPS with the local certificate), with Azurite's account key.
  * `--wait S` waits up to S seconds for the first one, and fails if none comes.
  */
-const USAGE = "npm run dead-letters -- [--wait SECONDS] [--identity]";
+const COMMAND = {
+  command: "npm run dead-letters",
+  summary:
+    "Lists the dead-letter blobs, with metadata and body, in the running stack's Azurite container\n(or the container DEAD_LETTER_URL names).",
+  numbers: {
+    wait: {
+      placeholder: "SECONDS",
+      description: "wait up to SECONDS seconds for the first one; fails if none comes",
+    },
+  },
+  flags: {
+    identity: {
+      description: "the stack's container for IdentityBased endpoints (DEAD_LETTER_CONTAINER_URI) instead",
+    },
+  },
+  examples: ["npm run dead-letters", "npm run dead-letters -- --wait 30 --identity"],
+} satisfies CommandSpec<"wait", "identity">;
 
 function urlHost(url: string): string | undefined {
   return URL.canParse(url) ? new URL(url).hostname : undefined;
@@ -53,11 +69,7 @@ async function listAll(client: ContainerClient): Promise<BlobItem[]> {
 }
 
 async function main(): Promise<void> {
-  const { positionals, numbers, flags } = parseCommandLine(process.argv.slice(2), ["wait"], USAGE, [
-    "identity",
-  ]);
-  if (positionals.length > 0)
-    throw new StartupError(`Unexpected argument ${positionals[0]}.\nUsage: ${USAGE}`);
+  const { numbers, flags } = commandLine(COMMAND);
   const client = flags.identity ? await identityContainer() : await container();
   const deadline = Date.now() + (numbers.wait ?? 0) * 1000;
   let blobs = await listAll(client);
@@ -80,5 +92,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(describeFailure(error));
-  process.exitCode = 1;
+  process.exitCode = exitCodeOf(error);
 });

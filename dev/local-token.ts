@@ -16,7 +16,7 @@ import { StartupError } from "./startup-error";
 /** How long the developer's token in `.local/local.env` lasts: a working day. */
 export const DEVELOPER_TOKEN_HOURS = 8;
 /** Local tokens are bearer credentials too: a day at most. */
-const MAX_TOKEN_HOURS = 24;
+export const MAX_TOKEN_HOURS = 24;
 
 /**
  * The running stack's issuer: AUTH_AUTHORITY in `.local/local.env` (a shell may carry an older

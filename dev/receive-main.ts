@@ -1,5 +1,5 @@
 import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
-import { parseCommandLine } from "./cli-options";
+import { type CommandSpec, commandLine, exitCodeOf } from "./cli-options";
 import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
 import { stackOrGivenValue } from "./running-stack";
 import { describeFailure, StartupError } from "./startup-error";
@@ -11,7 +11,23 @@ import { describeFailure, StartupError } from "./startup-error";
  * in `.local/local.env`, whatever port it took; refused when no stack runs), or a namespace of
  * your own: SERVICEBUS_CONNECTION in the environment naming a host other than loopback.
  */
-const USAGE = "npm run receive -- [topic] [subscription] [--count N] [--timeout SECONDS]";
+const COMMAND = {
+  command: "npm run receive",
+  summary:
+    "Prints each message that arrives on a topic's subscription of the running stack's Service Bus stand-in\n(or SERVICEBUS_CONNECTION's namespace), and completes it, until Ctrl+C, --count or --timeout.",
+  arguments: [
+    { name: "topic", description: `the topic (default ${EXAMPLE_TOPIC})` },
+    { name: "subscription", description: `its subscription (default ${EXAMPLE_SUBSCRIPTION})` },
+  ],
+  numbers: {
+    count: { placeholder: "N", description: "stop after N messages; fails if fewer arrive" },
+    timeout: { placeholder: "SECONDS", description: "stop after SECONDS seconds" },
+  },
+  examples: [
+    "npm run receive -- --count 1 --timeout 5",
+    `npm run receive -- ${EXAMPLE_TOPIC} ${EXAMPLE_SUBSCRIPTION}`,
+  ],
+} satisfies CommandSpec<"count" | "timeout", never>;
 
 /** The host of `Endpoint=sb://host[:port]/`, if the connection string has one. */
 function serviceBusHost(connection: string): string | undefined {
@@ -48,8 +64,7 @@ function print(message: ServiceBusReceivedMessage): void {
 }
 
 async function main(): Promise<void> {
-  const { positionals, numbers } = parseCommandLine(process.argv.slice(2), ["count", "timeout"], USAGE);
-  if (positionals.length > 2) throw new StartupError(`Too many arguments.\nUsage: ${USAGE}`);
+  const { positionals, numbers } = commandLine(COMMAND);
   const [topic = EXAMPLE_TOPIC, subscription = EXAMPLE_SUBSCRIPTION] = positionals;
   const { count, timeout } = numbers;
   const deadline = timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeout * 1000;
@@ -89,5 +104,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(describeFailure(error));
-  process.exitCode = 1;
+  process.exitCode = exitCodeOf(error);
 });

@@ -1,3 +1,4 @@
+import { type CommandSpec, commandLine } from "./cli-options";
 import { localEnvFile } from "./local-env-file";
 import { displayPath } from "./local-paths";
 import { rotateLocalSecretsKey } from "./local-secrets-key";
@@ -10,7 +11,15 @@ import { describeFailure } from "./startup-error";
  * next `npm start` seals with the new key and still opens every stored endpoint. Files only, so it
  * works with the stack stopped too; a running stack keeps the old key until it restarts.
  */
+const COMMAND = {
+  command: "npm run rotate-key",
+  summary:
+    "Writes a new local key for endpoint secrets and keeps the old one as a previous key: the next\n`npm start` seals with the new key and still opens every stored endpoint. Works with the stack stopped.",
+  examples: ["npm run rotate-key"],
+} satisfies CommandSpec<never, never>;
+
 async function main(): Promise<void> {
+  commandLine(COMMAND);
   const { values } = loadLocalSettings(process.env);
   const { file, previousFile, previous } = rotateLocalSecretsKey(values);
   const stack = stackRecord(values);

@@ -3,6 +3,7 @@ import { loadConfig } from "../src/config";
 import { createServices, disposeServices } from "../src/services";
 import { ensureContainers } from "../src/store/containers";
 import { translateCosmosError } from "../src/store/cosmos-errors";
+import { type CommandSpec, commandLine } from "./cli-options";
 import { ensureLocalSecretsKey } from "./local-secrets-key";
 import { loadLocalSettings } from "./local-settings";
 import { runningStack, type StackRecord, withStackSettings } from "./running-stack";
@@ -18,9 +19,17 @@ import { assessmentLookupExample, exampleCaller } from "./summary";
  * account COSMOS_ENDPOINT names), and refuses when no stack runs. Idempotent: a second run
  * replaces them.
  */
+const COMMAND = {
+  command: "npm run seed",
+  summary:
+    "Loads the sample cluster assessments into the Cosmos DB of the running stack (idempotent: a second\nrun replaces them). Refuses when no stack runs.",
+  examples: ["npm run seed"],
+} satisfies CommandSpec<never, never>;
+
 let target: { endpoint: string; stack: StackRecord } | undefined;
 
 async function main(): Promise<void> {
+  commandLine(COMMAND);
   const stack = await runningStack();
   const { values } = loadLocalSettings(process.env);
   ensureLocalSecretsKey(values);

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import { DefaultAzureCredential } from "@azure/identity";
 import { parseEndpointId, randomSuffix, ServiceError, TwinServiceClient } from "../client";
-import { isLoopbackUrl } from "../client/loopback";
+import { defaultScope } from "../client/cli/credentials";
 import { LOCAL_APP_ID_URI } from "../dev/stand-ins/openid/principals";
 
 /**
@@ -47,17 +47,7 @@ export interface SmokeOptions {
 class UsageError extends Error {}
 
 /** The scope when --scope is not given: the deployment's app registration from the environment. */
-export function defaultScope(env: NodeJS.ProcessEnv, baseUrl: URL): string | undefined {
-  const set = (name: string) => {
-    const value = env[name]?.trim();
-    return value === undefined || value === "" ? undefined : value;
-  };
-  const appIdUri = set("AUTH_APP_ID_URI");
-  if (appIdUri) return `${appIdUri.replace(/\/+$/, "")}/.default`;
-  const clientId = set("SERVICE_API_CLIENT_ID") ?? set("AUTH_CLIENT_ID");
-  if (clientId) return `api://${clientId}/.default`;
-  return isLoopbackUrl(baseUrl) ? `${LOCAL_APP_ID_URI}/.default` : undefined;
-}
+export { defaultScope };
 
 /** The options of the command line; undefined for --help. */
 export function parseSmokeArgs(args: string[], env: NodeJS.ProcessEnv): SmokeOptions | undefined {

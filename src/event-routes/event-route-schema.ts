@@ -9,7 +9,7 @@ import { FILTER_MAX_DEPTH, FILTER_MAX_LENGTH, parseFilter } from "./filter";
  * The filter is parsed here, with the rest of the body, so one 400 lists its problem beside any
  * other field's: the parser's message names the position and what was expected there.
  */
-const filterSchema = z
+export const filterSchema = z
   .string()
   .meta({
     description:

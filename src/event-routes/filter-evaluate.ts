@@ -93,6 +93,14 @@ function getter(operand: FilterOperand): Getter {
   };
 }
 
+/**
+ * The value an operand reads on an event; undefined when it is missing. For explaining a verdict
+ * (filter-explain.ts), never for delivery, which compiles the getter once.
+ */
+export function operandValue(operand: FilterOperand, event: CloudEvent): unknown {
+  return getter(operand)(event);
+}
+
 const never: EventPredicate = () => false;
 
 function comparison(get: Getter, operator: ComparisonOperator, literal: FilterLiteral): EventPredicate {

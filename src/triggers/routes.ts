@@ -80,6 +80,12 @@ const ops = {
       (require("../http/routes/event-route-routes") as typeof import("../http/routes/event-route-routes"))
         .eventRouteOperations,
   ),
+  testEventRouteFilter: onFirstUse(
+    () =>
+      (
+        require("../http/routes/event-route-filter-test-routes") as typeof import("../http/routes/event-route-filter-test-routes")
+      ).testEventRouteFilterOperation,
+  ),
   ingest: onFirstUse(
     () =>
       (require("../http/routes/ingest-routes") as typeof import("../http/routes/ingest-routes"))
@@ -133,6 +139,7 @@ export const routeTable: readonly RouteRow[] = [
   { name: "eventRoutes-get", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/eventRoutes/{eventRouteName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/read", actsOn: eventRoute, load: () => ops.eventRoutes().get },
   { name: "eventRoutes-put", method: "PUT", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/eventRoutes/{eventRouteName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/write", actsOn: eventRoute, load: () => ops.eventRoutes().put },
   { name: "eventRoutes-delete", method: "DELETE", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/eventRoutes/{eventRouteName}", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/delete", actsOn: eventRoute, load: () => ops.eventRoutes().delete },
+  { name: "eventRoutes-testFilter", method: "POST", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/testEventRouteFilter", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/eventRoutes/read", actsOn: instance, load: () => ops.testEventRouteFilter() },
   { name: "twinEvents-ingest", method: "POST", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DigitalTwins/digitalTwinsInstances/{instanceName}/events", authLevel: "function", action: "Microsoft.DigitalTwins/digitalTwinsInstances/events/action", actsOn: instance, load: () => ops.ingest() },
   { name: "clusterAssessments-list", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Migrate/assessmentProjects/{projectName}/clusterAssessments", authLevel: "function", action: "Microsoft.Migrate/assessmentProjects/clusterAssessments/read", actsOn: project, item: assessmentNamed, load: () => ops.assessments().list },
   { name: "clusterAssessments-get", method: "GET", route: "subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Migrate/assessmentProjects/{projectName}/clusterAssessments/{assessmentName}", authLevel: "function", action: "Microsoft.Migrate/assessmentProjects/clusterAssessments/read", actsOn: assessment, load: () => ops.assessments().get },

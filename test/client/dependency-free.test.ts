@@ -65,6 +65,12 @@ describe("dependency-free modules", () => {
     expect(servicePackages("pulumi/src/index.ts")).toEqual([]);
   });
 
+  it("the command line's option parsing (client/cli/args.ts, for dev/ helpers too) imports only Node's built-ins", () => {
+    const reached = reach("client/cli/args.ts");
+    expect([...reached.keys()].map((file) => path.relative(ROOT, file))).toEqual(["client/cli/args.ts"]);
+    expect([...reached.values()].flat().filter((name) => !BUILTINS.has(name))).toEqual([]);
+  });
+
   it("the shared path and api-version modules import nothing", () => {
     for (const file of ["src/common/arm-path.ts", "src/common/api-versions.ts"]) {
       expect(reach(file).size).toBe(1);

@@ -106,6 +106,25 @@ it.each([
   60_000,
 );
 
+it("installs the command line, twin, as the package's bin: it runs and says what went wrong", async () => {
+  const project = newProject(false);
+  const folder = path.join(project, "node_modules", "@twin-resource-service", "client");
+  const manifest = JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8"));
+  const bin = path.join(folder, manifest.bin.twin);
+  expect(readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+  expect(run(process.execPath, [bin, "--version"], project)).toBe("0.1.0\n");
+  // Any path but /health answers 404 here: exit code 4.
+  const missing = await promisify(execFile)(
+    process.execPath,
+    [bin, "profiles", "show", "p", "--base-url", baseUrl, "--key", "k-secret"],
+    { cwd: project, timeout: 30_000 },
+  ).then(
+    () => ({ code: 0, stderr: "" }),
+    (error: { stderr: string; code: number }) => ({ stderr: error.stderr, code: error.code }),
+  );
+  expect(missing).toEqual({ code: 4, stderr: "error: 404 ResourceNotFound: Nothing here.\n" });
+});
+
 it("gives import and require the same objects: one ServiceError class", () => {
   const project = newProject(true);
   const check = [

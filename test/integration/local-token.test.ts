@@ -115,26 +115,32 @@ describe("npm run token", () => {
   });
 
   const ENTRA = "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0";
-  it.each<[string[], () => Record<string, string>, RegExp]>([
-    [["alice", "--hours", "25"], () => ({}), /--hours takes a whole number from 1 to 24/],
-    [["alice", "--bogus"], () => ({}), /Unknown option '--bogus'/],
-    [["alice", "bob"], () => ({}), /Too many arguments/],
-    [["--app"], () => ({}), /--app needs a name/],
-    [["  "], () => ({}), /The principal name is empty/],
+  // A command line it cannot run with is a usage error (exit code 2, a hint to --help); the rest, 1.
+  const HINT = /\. Run `npm run token -- --help` for its options\.\n$/;
+  it.each<[string[], () => Record<string, string>, RegExp, number]>([
+    [["alice", "--hours", "25"], () => ({}), /--hours takes a whole number from 1 to 24/, 2],
+    [["alice", "--bogus"], () => ({}), /^npm run token: Unknown option '--bogus'/, 2],
+    [["alice", "--hours"], () => ({}), /^npm run token: --hours needs a value/, 2],
+    [["alice", "bob"], () => ({}), /Too many arguments/, 2],
+    [["--app"], () => ({}), /--app needs a name/, 2],
+    [["  "], () => ({}), /The principal name is empty/, 2],
     [
       ["alice"],
       () => ({ LOCAL_DATA_DIR: tempDir("token-empty-") }),
       /^No local issuer key at .*: run `npm start` first/,
+      1,
     ],
     [
       ["alice"],
       () => ({ LOCAL_DATA_DIR: copyOfData(), AUTH_AUTHORITY: ENTRA }),
       /^AUTH_AUTHORITY is https:\/\/login\.microsoftonline\.com\/.*, not the local issuer/,
+      1,
     ],
-  ])("refuses %j with a message and no token", async (args, env, message) => {
+  ])("refuses %j with a message and no token", async (args, env, message, code) => {
     const run = await token(args, { LOCAL_DATA_DIR: dataDir, ...env() });
-    expect(run).toMatchObject({ code: 1, stdout: "" });
+    expect(run).toMatchObject({ code, stdout: "" });
     expect(run.stderr).toMatch(message);
+    if (code === 2) expect(run.stderr).toMatch(HINT);
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 });

@@ -2,6 +2,8 @@ import type { RouteRow } from "../../src/http/route";
 import { definitionOf, routeTable } from "../../src/triggers/routes";
 
 const VERBS: Record<string, string> = { GET: "read", PUT: "write", PATCH: "write", DELETE: "delete" };
+/** POSTs that change nothing and are authorized as a read (trying a filter is reading the routes). */
+const READS_BY_POST = new Set(["eventRoutes-testFilter"]);
 
 function templateParams(route: string): string[] {
   return [...route.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string).sort();
@@ -26,7 +28,8 @@ describe("the route table", () => {
         action: true,
         actsOn: true,
       });
-      const verb = row.method === "POST" ? "action" : VERBS[row.method];
+      const verb =
+        row.method !== "POST" ? VERBS[row.method] : READS_BY_POST.has(row.name) ? "read" : "action";
       expect(row.action?.split("/").at(-1)).toBe(verb);
     }
   });
