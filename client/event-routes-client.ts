@@ -2,8 +2,16 @@ import { autoName } from "./auto-name";
 import type { CallOptions, ListOptions, MatchOptions, PageOptions, WriteOptions } from "./client-options";
 import type { PagedAsyncIterable } from "./paged-list";
 import type { ResourceCalls } from "./resource-calls";
-import { eventRoutePath } from "./resource-paths";
-import type { EventRoute, EventRouteInput, Page, PutResult, WithEtag } from "./types";
+import { eventRoutePath, testEventRouteFilterPath } from "./resource-paths";
+import type {
+  EventRoute,
+  EventRouteInput,
+  Page,
+  PutResult,
+  TestEventRouteFilterInput,
+  TestEventRouteFilterResult,
+  WithEtag,
+} from "./types";
 
 export interface CreateEventRouteOptions extends CallOptions {
   /** The route's name; absent, it is `<logicalName>-<7 random chars>`. */
@@ -44,6 +52,25 @@ export class EventRoutesClient {
       ...callOptions,
       ifNoneMatch: "*",
     });
+  }
+
+  /**
+   * `POST {twinsInstanceId}/testEventRouteFilter`: whether `filter` lets `event` through, as
+   * delivery would decide it, and when not, `reason` (the comparison that decided it). Nothing is
+   * written or sent. A ServiceError 400 (target `filter`, the message a route PUT gets) for a
+   * filter that does not parse, 400 (target under `event`) for an event ingest would refuse.
+   */
+  async testFilter(
+    twinsInstanceId: string,
+    input: TestEventRouteFilterInput,
+    options?: CallOptions,
+  ): Promise<TestEventRouteFilterResult> {
+    const { filter, event } = input;
+    return this.calls.action<TestEventRouteFilterResult>(
+      testEventRouteFilterPath(twinsInstanceId),
+      { filter, event },
+      { signal: options?.signal },
+    );
   }
 
   async get(twinsInstanceId: string, name: string, options?: CallOptions): Promise<WithEtag<EventRoute>> {

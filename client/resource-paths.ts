@@ -118,6 +118,14 @@ export function redeliverDeadLettersPath(instanceId: string, name: string): stri
   return `${endpointPath(instanceId, name)}/redeliverDeadLetters`;
 }
 
+/** Trying a route filter on an event, an action on the instance (the service's route is its own). */
+const TEST_EVENT_ROUTE_FILTER_PATH = TWINS_INSTANCE_PATH.action("testEventRouteFilter");
+
+/** `POST {twinsInstanceId}/testEventRouteFilter`: an action on the instance. */
+export function testEventRouteFilterPath(instanceId: string): string {
+  return TEST_EVENT_ROUTE_FILTER_PATH.id(instanceRef(instanceId), encode);
+}
+
 function projectRef(ref: ProjectRef, defaultSubscriptionId: string | undefined) {
   const subscriptionId = ref.subscriptionId ?? defaultSubscriptionId;
   if (subscriptionId === undefined) {

@@ -179,6 +179,22 @@ export interface EventRouteInput {
   filter: string;
 }
 
+/** What `eventRoutes.testFilter` tries: a route filter, and the event to try it on (not sent). */
+export interface TestEventRouteFilterInput {
+  filter: string;
+  event: CloudEvent;
+}
+
+/** Whether the filter lets the event through, as delivery would decide it. */
+export interface TestEventRouteFilterResult {
+  matches: boolean;
+  /**
+   * When it does not match: the comparison that decided it and what the event holds there, e.g.
+   * `type = 'Twin.Update' was false: the event's type is 'Twin.Create'`. For people, not to parse.
+   */
+  reason?: string;
+}
+
 /** A CloudEvents 1.0 event in its JSON form; extension attributes are kept. */
 export interface CloudEvent {
   id: string;

@@ -10,6 +10,7 @@ import type { TwinServiceClient } from "../twin-service-client";
 import type {
   AuthenticationProfile,
   AuthenticationProfileInput,
+  CloudEvent,
   ClusterAssessment,
   EventRoute,
   EventRouteInput,
@@ -41,6 +42,8 @@ export interface CommandContext {
   usage: string;
   /** The JSON in a file, or in standard input for `-`; a UsageError when it is not JSON. */
   readJson(file: string): Promise<unknown>;
+  /** The text in a file, or in standard input for `-`; a UsageError when it cannot be read. */
+  readText(file: string): Promise<string>;
 }
 
 export interface CommandSpec {
@@ -119,6 +122,30 @@ const PROJECT: OptionSpec = {
   description: "the assessment project",
 };
 
+const FILTER: OptionSpec = {
+  name: "filter",
+  type: "string",
+  value: "filter",
+  description: "the route filter to try, as a route's filter is written",
+};
+const FILTER_FILE: OptionSpec = {
+  name: "filter-file",
+  type: "string",
+  value: "path",
+  description: "the filter from a file instead (its text, trimmed); - reads standard input",
+};
+const EVENT: OptionSpec = {
+  name: "event",
+  type: "string",
+  value: "path",
+  description: "the CloudEvent to try it on, as JSON (what `events post` takes); - reads standard input",
+};
+const EXPECT_MATCH: OptionSpec = {
+  name: "expect-match",
+  type: "boolean",
+  description: "exit 1 when the filter does not match the event",
+};
+
 /** Every option some command takes: a first look at a command line knows their values from arguments. */
 export const COMMAND_OPTIONS: OptionSpec[] = [
   FILE,
@@ -129,6 +156,10 @@ export const COMMAND_OPTIONS: OptionSpec[] = [
   SUBSCRIPTION,
   RESOURCE_GROUP,
   PROJECT,
+  FILTER,
+  FILTER_FILE,
+  EVENT,
+  EXPECT_MATCH,
 ];
 
 // --- helpers -----------------------------------------------------------------------------------
@@ -442,6 +473,51 @@ const routes: GroupSpec = {
         if (name === undefined) throw new UsageError("Give --name, or name in the file.", context.usage);
         const input = without(body, SERVER_FIELDS) as unknown as EventRouteInput;
         return written(await context.client.eventRoutes.put(instance, name, input), "event route");
+      },
+    },
+    {
+      name: "test",
+      summary: "try a filter on an event: whether a route with it would deliver the event",
+      description:
+        "Nothing is written or sent. Prints `matches`, or `does not match: <reason>` (the comparison that decided it). " +
+        "The filter: --filter, or --filter-file. Exit 0 when the test ran, whether or not the filter matches " +
+        "(read the verdict); with --expect-match, exit 1 when it does not match. A filter that does not parse " +
+        "is refused as a route's would be (exit 1, the parser's reason, target filter); an event the service " +
+        "would not take is refused with its target under event.",
+      options: [INSTANCE, FILTER, FILTER_FILE, EVENT, EXPECT_MATCH],
+      examples: [
+        `twin routes test --instance ${EXAMPLE_INSTANCE} --filter "type = 'Twin.Update' AND $body.temperature > 30" --event event.json --local`,
+        `twin routes test --instance ${EXAMPLE_INSTANCE} --filter-file hot.filter --event - --expect-match --local < event.json`,
+      ],
+      async run(context) {
+        const instance = instanceOption(context);
+        const inline = stringOption(context.values, "filter", context.usage);
+        const filterFile = stringOption(context.values, "filter-file", context.usage);
+        if (inline !== undefined && filterFile !== undefined) {
+          throw new UsageError("Give --filter or --filter-file, not both.", context.usage);
+        }
+        if (inline === undefined && filterFile === undefined) {
+          throw new UsageError("--filter (or --filter-file) is required.", context.usage);
+        }
+        const eventFile = required(context, "event");
+        if (filterFile === "-" && eventFile === "-") {
+          throw new UsageError(
+            "Only one of --filter-file and --event can read standard input.",
+            context.usage,
+          );
+        }
+        const filter = inline ?? (await context.readText(filterFile as string)).trim();
+        if (filter === "") throw new UsageError(`${filterFile} holds no filter.`, context.usage);
+        const event = objectBody(await context.readJson(eventFile), "CloudEvent", context.usage);
+        const result = await context.client.eventRoutes.testFilter(instance, {
+          filter,
+          event: event as unknown as CloudEvent,
+        });
+        return {
+          json: result,
+          text: result.matches ? "matches" : `does not match: ${result.reason ?? ""}`.trimEnd(),
+          ...(!result.matches && context.values["expect-match"] === true && { exitCode: 1 }),
+        };
       },
     },
     {

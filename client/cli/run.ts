@@ -210,14 +210,18 @@ function describeFailure(error: unknown, usage: string | undefined): Failure {
   return { code: EXIT.service, error: { code: "Failed", message }, text: `error: ${message}` };
 }
 
-async function readJsonFile(file: string, io: CliIo): Promise<unknown> {
-  let text: string;
+async function readTextFile(file: string, io: CliIo): Promise<string> {
   const where = file === "-" ? "standard input" : file;
   try {
-    text = file === "-" ? await io.readStdin() : readFileSync(path.resolve(io.cwd, file), "utf8");
+    return file === "-" ? await io.readStdin() : readFileSync(path.resolve(io.cwd, file), "utf8");
   } catch (error) {
     throw new UsageError(`Cannot read ${where}: ${(error as Error).message}`);
   }
+}
+
+async function readJsonFile(file: string, io: CliIo): Promise<unknown> {
+  const where = file === "-" ? "standard input" : file;
+  const text = await readTextFile(file, io);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -313,6 +317,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       positionals: rest,
       usage,
       readJson: (file) => readJsonFile(file, io),
+      readText: (file) => readTextFile(file, io),
     });
     const redact = redactor(secrets);
     const exitCode = outcome.exitCode ?? EXIT.ok;

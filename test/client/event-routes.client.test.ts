@@ -191,3 +191,40 @@ describe("paging", () => {
     expect(all.every((route) => route.id.includes("/eventRoutes/"))).toBe(true);
   });
 });
+
+describe("testFilter", () => {
+  const EVENT = {
+    id: "t-1",
+    source: "/tests",
+    specversion: "1.0" as const,
+    type: "Twin.Update",
+    data: { temperature: 35 },
+  };
+
+  it("answers whether the filter lets the event through, and when not, why", async () => {
+    const instance = instanceId("Routes-Test-Filter");
+    expect(
+      await client.eventRoutes.testFilter(instance, { filter: "$body.temperature > 30", event: EVENT }),
+    ).toEqual({
+      matches: true,
+    });
+    const miss = await client.eventRoutes.testFilter(instance, {
+      filter: "type = 'Twin.Create'",
+      event: EVENT,
+    });
+    expect(miss).toEqual({
+      matches: false,
+      reason: expect.stringContaining("type = 'Twin.Create' was false"),
+    });
+  });
+
+  it("a filter that does not parse is a ServiceError 400 with target filter", async () => {
+    const error = await rejection(() =>
+      client.eventRoutes.testFilter(instanceId("Routes-Test-Filter"), {
+        filter: "temperature >",
+        event: EVENT,
+      }),
+    );
+    expect(serviceError(error)).toEqual({ status: 400, code: "InvalidRequestContent", target: "filter" });
+  });
+});

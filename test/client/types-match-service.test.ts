@@ -12,6 +12,10 @@ import type {
 import type { eventRoutePutSchema, eventRouteSchema } from "../../src/event-routes/event-route-schema";
 import type { healthReportSchema } from "../../src/health/health-check";
 import type { redeliverResultSchema } from "../../src/http/routes/endpoint-actions";
+import type {
+  testEventRouteFilterRequestSchema,
+  testEventRouteFilterResultSchema,
+} from "../../src/http/routes/event-route-filter-test-routes";
 import type { authenticationProfileSchema } from "../../src/profiles/profile-schema";
 import { ROLE_ASSIGNMENTS_SEGMENT } from "../../src/role-assignments/assignment-scopes";
 import type {
@@ -38,7 +42,8 @@ describe("the client's types", () => {
       holds<Same<client.RedeliveryResult, z.infer<typeof redeliverResultSchema>>>(),
       holds<Same<client.RoleAssignment, z.infer<typeof roleAssignmentSchema>>>(),
       holds<Same<client.EventRoute, z.infer<typeof eventRouteSchema>>>(),
-    ]).toEqual([true, true, true, true, true, true, true]);
+      holds<Same<client.TestEventRouteFilterResult, z.infer<typeof testEventRouteFilterResultSchema>>>(),
+    ]).toEqual([true, true, true, true, true, true, true, true]);
   });
 
   it("send queue endpoints of either kind the service takes, and only those", () => {
@@ -73,6 +78,11 @@ describe("the client's types", () => {
       holds<Within<client.EventRouteInput, Put>>(),
       holds<Same<RequiredKeys<Put>, keyof client.EventRouteInput>>(),
     ]).toEqual([true, true]);
+  });
+
+  it("try a route filter with a body the service takes", () => {
+    type Input = z.input<typeof testEventRouteFilterRequestSchema>;
+    expect(holds<Within<client.TestEventRouteFilterInput, Input>>()).toBe(true);
   });
 
   it("name the service's built-in roles, and its role-assignment path", () => {
