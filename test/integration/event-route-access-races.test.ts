@@ -1,13 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { type OpenIdIssuer, principalObjectId } from "../../dev/stand-ins/openid-issuer";
+import { principalObjectId } from "../../dev/stand-ins/openid-issuer";
 import { ROUTE_LEDGER_ID } from "../../src/endpoints/instance-partition";
 import { CONTAINERS } from "../../src/store/containers";
 import { expectArmError } from "../support/arm";
-import { ADMIN, adminEntraSettings, asPrincipal, assignRole } from "../support/entra-host";
-import { type HoldingCosmos, startHoldingCosmos } from "../support/holding-cosmos";
-import { startTestHost, type TestHost } from "../support/test-host";
-import { startTestIssuer } from "../support/test-issuer";
+import { asPrincipal, assignRole } from "../support/entra-host";
+import { type RacingHosts, startRacingHosts } from "../support/holding-cosmos";
 
 // Issue 40 on two hosts sharing one database, as a scaled-out app runs: route `mute` silences
 // endpoint `epx` (filter false); "mover" may write and delete `mute` and read the endpoints `open`
@@ -37,37 +34,23 @@ const instanceBatch = (request: IncomingMessage) =>
   String(request.headers["x-ms-cosmos-is-batch-request"]).toLowerCase() === "true" &&
   String(request.headers["x-ms-documentdb-partitionkey"]).includes(INSTANCE.toLowerCase());
 
-let cosmos: HoldingCosmos;
-let issuer: OpenIdIssuer;
-let hosts: [TestHost, TestHost];
+let racing: RacingHosts;
 
 beforeAll(async () => {
-  cosmos = await startHoldingCosmos();
-  issuer = await startTestIssuer();
-  const settings = {
-    ...adminEntraSettings(issuer, 0),
-    ...cosmos.settings,
-  };
-  const database = `route-access-races-${randomUUID().slice(0, 8)}`;
-  const first = await startTestHost(settings, database);
-  hosts = [first, await startTestHost(settings, database, { createContainers: false })];
+  racing = await startRacingHosts("route-access-races");
   for (const name of ["epx", "open", "open2"])
     expect(
       (await admin(0)(`${INSTANCE}/endpoints/${name}`, { method: "PUT", body: ENDPOINT_BODY })).status,
     ).toBe(201);
-  await assignRole(first, issuer, MUTE, "mover", "Contributor");
+  await assignRole(racing.hosts[0], racing.issuer, MUTE, "mover", "Contributor");
   for (const name of ["open", "open2"])
-    await assignRole(first, issuer, `${INSTANCE}/endpoints/${name}`, "mover", "Reader");
+    await assignRole(racing.hosts[0], racing.issuer, `${INSTANCE}/endpoints/${name}`, "mover", "Reader");
 });
-afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.stop()));
-  await issuer.close();
-  await cosmos.close();
-});
+afterAll(() => racing.stop());
 
-const on = (index: number) => hosts[index % 2] as TestHost;
-const admin = (index: number) => asPrincipal(on(index), issuer, { name: ADMIN });
-const mover = (index: number) => asPrincipal(on(index), issuer, { name: "mover" });
+const on = (index: number) => racing.on(index);
+const admin = (index: number) => racing.admin(index);
+const mover = (index: number) => asPrincipal(on(index), racing.issuer, { name: "mover" });
 const routeBody = (endpointName: string, filter: string) => JSON.stringify({ endpointName, filter });
 
 /** ADMIN points `mute` at `endpointName` (200, or 201 when it was gone). */
@@ -93,7 +76,7 @@ async function expectRefusedOverEpx(response: Response) {
  * filter), and the routes' ledger, which must agree with them (members, and each one's endpoint).
  */
 async function stored() {
-  const container = hosts[0].services.database.container(CONTAINERS.queueEndpoints.id);
+  const container = racing.hosts[0].services.database.container(CONTAINERS.queueEndpoints.id);
   const { resources } = await container.items
     .query<{ id: string; endpointName?: string; filter?: string; members?: string[]; refersTo?: object }>({
       query: "SELECT * FROM c WHERE c.instanceKey = @key",
@@ -123,7 +106,7 @@ describe("a route moved to `epx` on the other host while the mover's write is un
   ])("refuses %s by the mover, judged on where the route is when it is written", async (_, write) => {
     await adminPoints(0, "open");
     // The mover's write reads `mute` where it may change it (`open`), then is held at its batch...
-    const held = cosmos.holdWhere(instanceBatch);
+    const held = racing.cosmos.holdWhere(instanceBatch);
     const writing = write(0);
     await held.reached;
     // ...while ADMIN moves `mute` to `epx` through the other host.
@@ -135,7 +118,7 @@ describe("a route moved to `epx` on the other host while the mover's write is un
 
   it("lets the write through when the route went to an endpoint the mover may read: judged again, not refused for racing", async () => {
     await adminPoints(0, "open");
-    const held = cosmos.holdWhere(instanceBatch);
+    const held = racing.cosmos.holdWhere(instanceBatch);
     const deleting = moverDeletes(0);
     await held.reached;
     expect(await adminPoints(1, "open2")).toBe(200);

@@ -16,7 +16,7 @@ const TOPIC = "fault-topic";
 const SUBSCRIPTION = "checker";
 
 let dataDir: string;
-let ports: { blob: number; queue: number; serviceBus: number };
+let ports: { blob: number; queue: number; serviceBus: number; serviceBusTls: number };
 let azurite: RunningAzurite;
 let broker: BuiltProcess;
 let host: TestHost;
@@ -28,6 +28,8 @@ function startBroker(): Promise<BuiltProcess> {
   // The subscription exists from the start, so nothing sent before the checker attaches is lost.
   return startBuiltProcess(path.join("stand-ins", "service-bus", "main.js"), {
     SERVICEBUS_PORT: String(ports.serviceBus),
+    // Its AMQPS listener too, or it takes 5671 and clashes with whatever else has it.
+    SERVICEBUS_TLS_PORT: String(ports.serviceBusTls),
     SERVICEBUS_SUBSCRIPTIONS: `${TOPIC}/${SUBSCRIPTION}`,
   });
 }
@@ -60,7 +62,12 @@ async function checkLoop(): Promise<void> {
 
 beforeAll(async () => {
   dataDir = tempDir("faults-azurite-");
-  ports = { blob: await freePort(), queue: await freePort(), serviceBus: await freePort() };
+  ports = {
+    blob: await freePort(),
+    queue: await freePort(),
+    serviceBus: await freePort(),
+    serviceBusTls: await freePort(),
+  };
   azurite = await startStorage();
   broker = await startBroker();
   host = await startTestHost(

@@ -1,20 +1,34 @@
+import type { IncomingMessage } from "node:http";
 import { freePort } from "../../dev/ports";
+import { CONTAINERS } from "../../src/store/containers";
 import { type BuiltProcess, startBuiltProcess } from "../support/built-process";
+import { type HoldingCosmos, startHoldingCosmos } from "../support/holding-cosmos";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 // The host killed (SIGKILL) while PUTs are in flight: afterwards each resource is either fully
-// written or absent, never half-written, and the count quota still holds.
+// written or absent, never half-written, and the count quota still holds. The database is a Cosmos
+// DB server of this file's own, which holds one create's write, so the kill is known to find a
+// PUT halfway.
+let cosmos: HoldingCosmos;
 let reader: TestHost;
 let victim: BuiltProcess | undefined;
 
 beforeAll(async () => {
-  reader = await startTestHost({ AUTH_PROFILE_MAX_COUNT: "25" });
+  cosmos = await startHoldingCosmos();
+  reader = await startTestHost({ AUTH_PROFILE_MAX_COUNT: "25", ...cosmos.settings });
 });
 
 afterAll(async () => {
   await victim?.kill();
   await reader.stop();
+  await cosmos.close();
 });
+
+/** A profile's create: its document and the quota ledger's, in one transactional batch. */
+const profileCreate = (request: IncomingMessage) =>
+  request.method === "POST" &&
+  request.url?.endsWith(`/colls/${CONTAINERS.profiles.id}/docs`) === true &&
+  String(request.headers["x-ms-cosmos-is-batch-request"]).toLowerCase() === "true";
 
 it("leaves every profile whole or absent when the host dies mid-PUT", async () => {
   const port = await freePort();
@@ -27,6 +41,7 @@ it("leaves every profile whole or absent when the host dies mid-PUT", async () =
   const contents = Array.from({ length: 40 }, (_, index) =>
     JSON.stringify({ App_ID: `app-${index}`, Client_ID: "x".repeat(3000), index }),
   );
+  const held = cosmos.holdWhere(profileCreate);
   const attempts = contents.map((content, index) =>
     fetch(`http://127.0.0.1:${port}/authenticationProfiles/crash-${index}`, {
       method: "PUT",
@@ -37,8 +52,10 @@ it("leaves every profile whole or absent when the host dies mid-PUT", async () =
       () => "cut off",
     ),
   );
-  // Kill as soon as the first PUT has been answered: the others are in flight or not yet sent.
-  await Promise.race(attempts);
+  // Kill once a PUT has been answered and another's write is held: that one is cut off, the
+  // others are answered, in flight or not yet sent.
+  await Promise.all([held.reached, Promise.race(attempts)]);
+  // The held write is never let through: the crash came before the database had it.
   await victim.kill();
   const outcomes = await Promise.all(attempts);
   expect(outcomes).toContain("cut off");

@@ -1,8 +1,6 @@
-import { startDelayRelay } from "../../bench/delay-relay";
 import { ServiceUnavailable } from "../../src/common/errors";
 import { DeadLetterRedelivery } from "../../src/delivery/dead-letter-redelivery";
 import type { DeliveryQueues } from "../../src/delivery/delivery-queues";
-import { STORAGE_CALL_DEADLINE_MS } from "../../src/store/storage-deadline";
 import { DEAD_LETTER_INSTANCE, deadLetterEndpoint, sasUrlThrough } from "../support/delivery-kit";
 import { startPausableRelay } from "../support/pausable-relay";
 import { deadLetters, redeliveryRecording } from "../support/redelivery-kit";
@@ -13,16 +11,36 @@ import { timed } from "../support/timed";
 // (503, so the caller repeats it later) instead of holding it as long as the connection stays open,
 // and a listing that is only long, slower in all than one deadline, still reaches its end. A claim
 // the store does not answer ends the call (503) at the same deadline. Real Azurite, behind relays.
+//
+// No verdict here rests on which of two timers fires first: a store that stops answering stays
+// silent until the call has ended and the relay has seen the client give the request up, so a
+// redelivery without its deadline hangs (and the test fails) rather than being answered late; and
+// slowness is put where no storage call is running (a slow queue), timed from inside the call.
 
 jest.setTimeout(60_000);
 
+/** Settles once `ms` have passed by the clock the redelivery reads (Date.now), from now. */
+async function afterMs(ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) await new Promise((resolve) => setTimeout(resolve, until - Date.now()));
+}
+
 /**
- * How long a store that stops answering stays silent before it passes on what it held: half the
- * service's own storage deadline, so that a call that got through would show that deadline was
- * not the one that ended it (its redelivery's, a fraction of this, fires first whatever the
- * machine's load: timers fire in the order they are due).
+ * A queue slow by `ms` at the first requeue of each call (the requeues beside it wait with it),
+ * timed from that requeue: after whatever the call began before it. `nextCall` before each call.
  */
-const SILENT_MS = STORAGE_CALL_DEADLINE_MS / 2;
+function slowFirstRequeue(ms: number) {
+  let wait: Promise<void> | undefined;
+  return {
+    requeueing: () => {
+      wait ??= afterMs(ms);
+      return wait;
+    },
+    nextCall: () => {
+      wait = undefined;
+    },
+  };
+}
 
 it("a listing that gets no answer ends with 503 at its deadline, and the next call redelivers once the store answers", async () => {
   const deadlineMs = 1500;
@@ -34,11 +52,10 @@ it("a listing that gets no answer ends with 503 at its deadline, and the next ca
     const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs });
 
     relay.pause();
-    const answersAgain = setTimeout(() => relay.resume(), SILENT_MS);
     const { ms, error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
-    clearTimeout(answersAgain);
-    // Ended by the redelivery's deadline while the store was silent: with the service's own 20 s
-    // (or none) the listing would have been answered at SILENT_MS, and everything requeued.
+    // Ended by the client giving up the listing, the store silent all along, no earlier than the
+    // deadline: without one the call would still be waiting.
+    await relay.untilGivenUp();
     expect(error).toBeInstanceOf(ServiceUnavailable);
     expect(ms).toBeGreaterThanOrEqual(deadlineMs - 100);
     expect(requeued).toEqual([]);
@@ -54,22 +71,26 @@ it("a listing that gets no answer ends with 503 at its deadline, and the next ca
 });
 
 it("a listing of several pages, slower in all than one deadline, is listed to its end", async () => {
-  // Every request costs one round trip of the relay: four pages of two take 2.4 s at least, more
-  // than one deadline of 2 s, while each page, and each other call, takes well within it.
+  // Two pages of eight: the first page's requeues take one deadline (timed from the first, after the
+  // listing began), so the second page is asked for more than one deadline after the first was.
   const deadlineMs = 2000;
-  const roundTripMs = 600;
-  const ids = ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
+  const ids = Array.from({ length: 10 }, (_, index) => `p${String(index).padStart(2, "0")}`);
   const { sasUrl, marks } = await deadLetters(ids);
-  const relay = await startDelayRelay(Number(new URL(sasUrl).port), roundTripMs);
+  const relay = await startPausableRelay(Number(new URL(sasUrl).port));
   try {
     const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
-    const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs, pageSize: 2 });
+    const slowQueue = slowFirstRequeue(deadlineMs);
+    const { requeued, redelivery } = redeliveryRecording(
+      marks,
+      { deadlineMs, pageSize: 8 },
+      slowQueue.requeueing,
+    );
 
-    const started = performance.now();
-    const counts = await redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {});
-    expect(performance.now() - started).toBeGreaterThan(deadlineMs);
-    expect(counts).toEqual({ requeued: ids.length, skipped: 0, failed: 0 });
-    expect(requeued.sort()).toEqual(ids);
+    const { ms, error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
+    expect(error).toBeUndefined();
+    expect(relay.requestLines().filter((line) => line.includes("comp=list"))).toHaveLength(2);
+    expect(ms).toBeGreaterThan(deadlineMs);
+    expect([...requeued].sort()).toEqual(ids);
   } finally {
     await relay.close();
   }
@@ -91,6 +112,7 @@ it("a store that stops answering between two pages of the listing: the first cal
     const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs, pageSize: 8 });
 
     const { error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
+    await relay.untilGivenUp();
     expect(error).toBeInstanceOf(ServiceUnavailable);
     expect([...requeued].sort()).toEqual(ids.slice(0, 8));
 
@@ -109,22 +131,16 @@ it("a claim that gets no answer ends the call with 503 at the redelivery's deadl
   const ids = ["c1", "c2", "c3"];
   const { sasUrl, marks } = await deadLetters(ids);
   // The first metadata write through the relay is a claim: from there on the store answers
-  // nothing for SILENT_MS.
-  let answersAgain: NodeJS.Timeout | undefined;
-  const claimWrite = (chunk: Buffer) => {
-    if (!chunk.toString("latin1").includes("comp=metadata")) return false;
-    answersAgain = setTimeout(() => relay.resume(), SILENT_MS);
-    return true;
-  };
+  // nothing, until the call has ended.
+  const claimWrite = (chunk: Buffer) => chunk.toString("latin1").includes("comp=metadata");
   const relay = await startPausableRelay(Number(new URL(sasUrl).port), claimWrite);
   try {
     const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
     const { requeued, redelivery } = redeliveryRecording(marks, { deadlineMs });
 
     const { ms, error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
-    clearTimeout(answersAgain);
-    // Ended by the redelivery's deadline while the store was silent: with the service's own 20 s
-    // (or none) the claims would have been answered at SILENT_MS, and the dead letters requeued.
+    // Ended by the client giving the claims up, the store silent all along.
+    await relay.untilGivenUp();
     expect(error).toBeInstanceOf(ServiceUnavailable);
     expect((error as Error).message).toMatch(
       /did not answer while the dead letters were being (claimed|read)/,
@@ -141,7 +157,6 @@ it("a claim that gets no answer ends the call with 503 at the redelivery's deadl
     expect(new Set(requeued).size).toBe(requeued.length);
     expect(requeued.every((id) => ids.includes(id))).toBe(true);
   } finally {
-    clearTimeout(answersAgain);
     relay.resume();
     await relay.close();
   }
@@ -169,48 +184,48 @@ it("two redeliveries paging through one container at once requeue each dead lett
 });
 
 it("a call begins no dead letter after its own deadline: it answers 503 saying how far it got, and the calls after it go on, each dead letter once", async () => {
-  // Each storage call costs a round trip of 300 ms: a batch of 8 takes about a second, past the
-  // call's deadline of one second, so no call gets through all 24.
+  // The first requeue of each call takes the call's whole deadline, so a call that began a batch
+  // begins nothing after it: no call gets through all 24, and each gets through some.
+  const callDeadlineMs = 1000;
   const ids = Array.from({ length: 24 }, (_, index) => `d${String(index).padStart(2, "0")}`);
   const { sasUrl, marks } = await deadLetters(ids);
-  const relay = await startDelayRelay(Number(new URL(sasUrl).port), 300);
-  try {
-    const endpoint = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
-    const { requeued, redelivery } = redeliveryRecording(marks, { callDeadlineMs: 1000 });
+  const endpoint = deadLetterEndpoint(sasUrl);
+  const slowQueue = slowFirstRequeue(callDeadlineMs);
+  const { requeued, redelivery } = redeliveryRecording(marks, { callDeadlineMs }, slowQueue.requeueing);
 
-    const { error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
-    expect(error).toBeInstanceOf(ServiceUnavailable);
-    expect((error as ServiceUnavailable).message).toMatch(
-      new RegExp(`reached its deadline .* requeued ${requeued.length} dead letters`),
-    );
-    expect(requeued.length).toBeGreaterThan(0);
-    expect(requeued.length).toBeLessThan(ids.length);
+  const { error } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
+  expect(error).toBeInstanceOf(ServiceUnavailable);
+  expect((error as ServiceUnavailable).message).toMatch(
+    new RegExp(`reached its deadline .* requeued ${requeued.length} dead letters`),
+  );
+  expect(requeued.length).toBeGreaterThan(0);
+  expect(requeued.length).toBeLessThan(ids.length);
 
-    let calls = 1;
-    for (;;) {
-      calls++;
-      const { error: again } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
-      if (again === undefined) break;
-      expect(again).toBeInstanceOf(ServiceUnavailable);
-      expect(calls).toBeLessThan(10);
-    }
-    expect([...requeued].sort()).toEqual(ids);
-  } finally {
-    await relay.close();
+  // Each call requeues at least one, so as many calls as there are dead letters are more than enough.
+  for (let calls = 2; ; calls++) {
+    expect(calls).toBeLessThanOrEqual(ids.length);
+    const before = requeued.length;
+    slowQueue.nextCall();
+    const { error: again } = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, endpoint, {}));
+    expect(requeued.length).toBeGreaterThan(before);
+    if (again === undefined) break;
+    expect(again).toBeInstanceOf(ServiceUnavailable);
   }
+  expect([...requeued].sort()).toEqual(ids);
 });
 
 describe("a store that stalls while requeued dead letters are marked", () => {
-  // A mark is tried for twice the storage deadline (2 s here) after its event was queued.
-  const deadlineMs = 1000;
+  // A mark is tried for twice the storage deadline (3 s here) after its event was queued.
+  const deadlineMs = 1500;
   const ids = ["k1", "k2", "k3", "k4", "k5", "k6"];
 
   /**
-   * A redelivery whose store stops answering at the first mark, for `stallMs` or (undefined) for
-   * good: then the relay is closed, what it holds dropped, when the call is over. Then, on a clock
-   * moved past the claims' 5 minutes, a second call straight to the store.
+   * A redelivery whose store stops answering at the first mark: until the client gives up a
+   * request (one deadline, shorter than a mark's tries), or, not `resumes`, for good; then the
+   * relay is closed, what it holds dropped, when the call is over. Then, on a clock moved past the
+   * claims' 5 minutes, a second call straight to the store.
    */
-  async function stalledAtFirstMark(stallMs?: number) {
+  async function stalledAtFirstMark(resumes: boolean) {
     const { sasUrl, marks } = await deadLetters(ids);
     const firstMark = (chunk: Buffer) => chunk.toString("latin1").includes("x-ms-meta-redelivered:");
     const relay = await startPausableRelay(Number(new URL(sasUrl).port), firstMark);
@@ -224,19 +239,22 @@ describe("a store that stalls while requeued dead letters are marked", () => {
     const redelivery = new DeadLetterRedelivery(queues, marks, () => new Date(Date.now() + skew), {
       deadlineMs,
     });
-    const resumed = stallMs === undefined ? undefined : setTimeout(() => relay.resume(), stallMs);
+    if (resumes) void relay.untilGivenUp().then(() => relay.resume());
     const stalled = deadLetterEndpoint(sasUrlThrough(sasUrl, relay.port));
     const first = await timed(redelivery.redeliver(DEAD_LETTER_INSTANCE, stalled, {}));
-    clearTimeout(resumed);
+    const givenUp = relay.givenUp();
     await relay.close();
     const afterFirst = [...requeued];
     skew = 6 * 60_000;
     const second = await redelivery.redeliver(DEAD_LETTER_INSTANCE, deadLetterEndpoint(sasUrl), {});
-    return { first, afterFirst, second, requeued };
+    return { first, givenUp, afterFirst, second, requeued };
   }
 
   it("a stall shorter than that: every mark lands, and a call after the claims lapse requeues none again", async () => {
-    const { afterFirst, second, requeued } = await stalledAtFirstMark(1500);
+    const { givenUp, afterFirst, second, requeued } = await stalledAtFirstMark(true);
+    // The stall lasted a request's deadline: one was given up (a claim begun beside the marks
+    // fails then, and is the second call's to take).
+    expect(givenUp).toBeGreaterThan(0);
     expect(afterFirst.length).toBeGreaterThan(0);
     // What the first call left, the second requeues; nothing twice.
     expect(second.requeued).toBe(ids.length - afterFirst.length);
@@ -244,7 +262,7 @@ describe("a store that stalls while requeued dead letters are marked", () => {
   });
 
   it("the bound: a stall longer than that leaves the marks tried meanwhile unmarked, and only those are requeued a second time once their claims lapse", async () => {
-    const { first, afterFirst, second, requeued } = await stalledAtFirstMark();
+    const { first, afterFirst, second, requeued } = await stalledAtFirstMark(false);
     expect(first.error).toBeInstanceOf(ServiceUnavailable);
     const twice = requeued.filter((id, index) => requeued.indexOf(id) !== index);
     expect(twice.length).toBeGreaterThan(0);

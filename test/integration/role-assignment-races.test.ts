@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { type OpenIdIssuer, principalObjectId } from "../../dev/stand-ins/openid-issuer";
+import { principalObjectId } from "../../dev/stand-ins/openid-issuer";
 import {
   type AssignmentTuple,
   CLAIM_KIND,
@@ -12,10 +12,8 @@ import type { RoleAssignment } from "../../src/role-assignments/role-assignment-
 import { CONTAINERS } from "../../src/store/containers";
 import { DocumentStore, type Stored } from "../../src/store/document-store";
 import { expectArmError } from "../support/arm";
-import { ADMIN, adminEntraSettings, asPrincipal } from "../support/entra-host";
-import { type HoldingCosmos, startHoldingCosmos } from "../support/holding-cosmos";
-import { startTestHost, type TestHost } from "../support/test-host";
-import { startTestIssuer } from "../support/test-issuer";
+import { asPrincipal } from "../support/entra-host";
+import { type RacingHosts, startRacingHosts } from "../support/holding-cosmos";
 
 // CONTRACT §6: one (principal, role, scope) is stored once, under races across hosts too. Two hosts
 // on one database, as a scaled-out app runs, with no grants cache (AUTH_CACHE_SECONDS=0); the
@@ -35,34 +33,27 @@ const createOf = (name: string) => (request: IncomingMessage) =>
   request.headers["x-ms-documentdb-isquery"] === undefined &&
   String(request.headers["x-ms-documentdb-partitionkey"]).includes(name);
 
+/** The point read of the assignment document `name`. */
+const readOf = (name: string) => (request: IncomingMessage) =>
+  request.method === "GET" &&
+  request.url?.endsWith(`/colls/${CONTAINERS.roleAssignments.id}/docs/${name}`) === true;
+
+/** "held" if the hold is reached before the response comes, else the response's status. */
+const firstOf = (reached: Promise<void>, response: Promise<Response>) =>
+  Promise.race([reached.then(() => "held" as const), response.then((answered) => answered.status)]);
+
 /** The delete of a claim (a DELETE releasing the tuple). */
 const claimDelete = (request: IncomingMessage) =>
   request.method === "DELETE" && request.url?.includes("/docs/claim-") === true;
 
-let cosmos: HoldingCosmos;
-let issuer: OpenIdIssuer;
-let hosts: [TestHost, TestHost];
+let racing: RacingHosts;
 
 beforeAll(async () => {
-  cosmos = await startHoldingCosmos();
-  issuer = await startTestIssuer();
-  const settings = {
-    ...adminEntraSettings(issuer, 0),
-    ...cosmos.settings,
-  };
-  const database = `assign-races-${randomUUID().slice(0, 8)}`;
-  const first = await startTestHost(settings, database);
-  const second = await startTestHost(settings, database, { createContainers: false });
-  hosts = [first, second];
+  racing = await startRacingHosts("assign-races");
 });
-afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.stop()));
-  await issuer.close();
-  await cosmos.close();
-});
+afterAll(() => racing.stop());
 
-const on = (index: number) => hosts[index % 2] as TestHost;
-const admin = (index: number) => asPrincipal(on(index), issuer, { name: ADMIN });
+const admin = (index: number) => racing.admin(index);
 const body = (principal: string, role = "Reader") =>
   JSON.stringify({ principalId: principalObjectId(principal), roleDefinitionName: role });
 const put = (index: number, name: string, principal: string) =>
@@ -73,7 +64,7 @@ const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.random() 
 
 /** The names of the principal's assignments in the store, whatever their scope or role. */
 async function storedFor(principal: string): Promise<string[]> {
-  const names = await hosts[0].services.roleAssignments.documents.queryAll<string>({
+  const names = await racing.hosts[0].services.roleAssignments.documents.queryAll<string>({
     query: "SELECT VALUE c.name FROM c WHERE c.principalId = @principal",
     parameters: [{ name: "@principal", value: principalObjectId(principal) }],
   });
@@ -96,7 +87,7 @@ async function listedFor(index: number, principal: string): Promise<string[]> {
 /** The claims in the store, read and written as a PUT or DELETE of any host would. */
 const claimsStore = () =>
   new DocumentStore<ClaimDocument>(
-    hosts[0].services.database.container(CONTAINERS.roleAssignments.id),
+    racing.hosts[0].services.database.container(CONTAINERS.roleAssignments.id),
     (claim) => claim.id,
   );
 
@@ -110,7 +101,7 @@ const claimsNaming = (name: string) =>
 async function assigned(principal: string): Promise<{ name: string; tuple: AssignmentTuple; claim: string }> {
   const name = randomUUID();
   expect((await put(0, name, principal)).status).toBe(201);
-  const document = await hosts[1].services.roleAssignments.documents.read(name, name);
+  const document = await racing.hosts[1].services.roleAssignments.documents.read(name, name);
   if (!document) throw new Error("the assignment was not stored");
   const tuple = {
     principalId: document.principalId,
@@ -125,8 +116,9 @@ async function assigned(principal: string): Promise<{ name: string; tuple: Assig
 /** What the principal gets reading under the scope, on each host. */
 async function accessOf(principal: string): Promise<number[]> {
   return Promise.all(
-    hosts.map(
-      async (host) => (await asPrincipal(host, issuer, { name: principal })(INSTANCE_ENDPOINTS)).status,
+    racing.hosts.map(
+      async (host) =>
+        (await asPrincipal(host, racing.issuer, { name: principal })(INSTANCE_ENDPOINTS)).status,
     ),
   );
 }
@@ -202,7 +194,9 @@ it("keeps at most one while PUTs and DELETEs of one principal, role and scope ra
 
 describe("what a PUT or DELETE that stopped halfway leaves", () => {
   const deleteDocument = async (name: string) =>
-    expect(await hosts[0].services.roleAssignments.documents.delete(name, name, undefined)).toBe("deleted");
+    expect(await racing.hosts[0].services.roleAssignments.documents.delete(name, name, undefined)).toBe(
+      "deleted",
+    );
 
   /** Writes the tuple's claim naming `assignment`, as a PUT or a DELETE that stopped halfway may leave it. */
   async function leaveClaim(tuple: AssignmentTuple, assignment: string, claimedAt: Date, confirmed = false) {
@@ -288,13 +282,21 @@ describe("one PUT's steps run between another's (requests held at the store)", (
   it("a fresh claim is waited for: the PUT that made it gets 201, the other 409 naming it", async () => {
     const principal = `patient-${randomUUID().slice(0, 8)}`;
     const [first, second] = [randomUUID(), randomUUID()];
-    const held = cosmos.holdWhere(createOf(first));
+    const held = racing.cosmos.holdWhere(createOf(first));
     const firstPut = put(0, first, principal);
     await held.reached;
+    // The first PUT has claimed the tuple and is writing its assignment. The second reads the claim,
+    // then the assignment it names (not there yet), and must wait: it looks again from the start,
+    // the read of its own name, and is held there until the first has finished.
+    const holderRead = racing.cosmos.holdWhere(readOf(first));
     const secondPut = put(1, second, principal);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await firstOf(holderRead.reached, secondPut)).toBe("held");
+    const lookingAgain = racing.cosmos.holdWhere(readOf(second));
+    holderRead.release();
+    expect(await firstOf(lookingAgain.reached, secondPut)).toBe("held");
     held.release();
     expect((await firstPut).status).toBe(201);
+    lookingAgain.release();
     const error = await expectArmError(await secondPut, 409, "RoleAssignmentExists");
     expect(error.message).toContain(first);
     expect(await storedFor(principal)).toEqual([first]);
@@ -303,7 +305,7 @@ describe("one PUT's steps run between another's (requests held at the store)", (
   it("a PUT that stalled past its lease loses the tuple to the PUT that took its claim over, and withdraws", async () => {
     const principal = `stalled-${randomUUID().slice(0, 8)}`;
     const [slow, quick] = [randomUUID(), randomUUID()];
-    const held = cosmos.holdWhere(createOf(slow));
+    const held = racing.cosmos.holdWhere(createOf(slow));
     const slowPut = put(0, slow, principal);
     await held.reached;
     // The slow PUT has claimed the tuple and not yet written its assignment; its lease runs out.
@@ -328,7 +330,7 @@ describe("one PUT's steps run between another's (requests held at the store)", (
     const principal = `kept-${randomUUID().slice(0, 8)}`;
     const name = randomUUID();
     expect((await put(0, name, principal)).status).toBe(201);
-    const held = cosmos.holdWhere(claimDelete);
+    const held = racing.cosmos.holdWhere(claimDelete);
     const deleting = remove(0, name);
     await held.reached;
     // The assignment is deleted, its claim not yet: the same name again takes its own claim.
@@ -345,10 +347,10 @@ describe("one PUT's steps run between another's (requests held at the store)", (
     const principal = `renewed-${randomUUID().slice(0, 8)}`;
     const name = randomUUID();
     expect((await put(0, name, principal)).status).toBe(201);
-    const release = cosmos.holdWhere(claimDelete);
+    const release = racing.cosmos.holdWhere(claimDelete);
     const deleting = remove(0, name);
     await release.reached;
-    const create = cosmos.holdWhere(createOf(name));
+    const create = racing.cosmos.holdWhere(createOf(name));
     const again = put(1, name, principal);
     await create.reached;
     // The re-PUT holds the claim's version it read; the DELETE now removes that version.

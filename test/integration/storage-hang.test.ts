@@ -58,16 +58,15 @@ describe("ingest against a storage account that stops answering", () => {
     // paused one's warning is asserted, by its events.
     const beforePause = warnings.length;
 
-    // Silent for half the service's own deadline, then storage answers what it held: the write's
-    // deadline (1.5 s) is due first however loaded the machine (timers fire in the order they are
-    // due), while one ended by the service's 20 s, or by nothing (the storage SDK alone waits as
-    // long as the connection stays open), would be answered then and succeed.
+    // Silent until the write has ended and the relay has seen the client give it up: a write
+    // without its deadline (the storage SDK alone waits as long as the connection stays open)
+    // would hang, and the test fail, rather than be answered late.
+    const givenUpBefore = relay.givenUp();
     relay.pause();
-    const answersAgain = setTimeout(() => relay.resume(), SERVICE_TIMINGS.writeTimeoutMs / 2);
     const { ms: waitedMs, error: thrown } = await timed(
       publisher.publish("/i/hang", [event("during-1"), event("during-2")]),
     );
-    clearTimeout(answersAgain);
+    await relay.untilGivenUp(givenUpBefore + 1);
     expect(thrown).toBeInstanceOf(ServiceUnavailable);
     expect(waitedMs).toBeGreaterThanOrEqual(1400);
     const paused = warnings.slice(beforePause).filter((warning) => warning.includes("2 event(s) of /i/hang"));

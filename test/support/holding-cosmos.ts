@@ -1,8 +1,13 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { loadCosmosServerWithAtomicBatch } from "../../dev/stand-ins/cosmos-atomic-batch";
 import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
+import type { OpenIdIssuer } from "../../dev/stand-ins/openid-issuer";
+import { ADMIN, adminEntraSettings, asPrincipal } from "./entra-host";
+import { startTestHost, type TestHost } from "./test-host";
+import { startTestIssuer } from "./test-issuer";
 
 /** A request held on its way to the server. */
 export interface Hold {
@@ -67,5 +72,47 @@ export async function startHoldingCosmos(): Promise<HoldingCosmos> {
         cosmos.close(() => resolve());
         cosmos.closeAllConnections();
       }),
+  };
+}
+
+/**
+ * Two hosts on one new database of a holding Cosmos DB server of their own, as a scaled-out app
+ * runs: AUTH_MODE=entra with ADMIN as Owner and no grants cache, so either host sees at once what
+ * the other wrote. The setting of the race tests.
+ */
+export interface RacingHosts {
+  cosmos: HoldingCosmos;
+  issuer: OpenIdIssuer;
+  hosts: [TestHost, TestHost];
+  /** Host `index % 2`: consecutive indexes alternate between the two. */
+  on(index: number): TestHost;
+  /** Requests as ADMIN on host `index % 2`. */
+  admin(index: number): ReturnType<typeof asPrincipal>;
+  stop(): Promise<void>;
+}
+
+/** RacingHosts on a database named `${databasePrefix}-` and a random suffix. */
+export async function startRacingHosts(databasePrefix: string): Promise<RacingHosts> {
+  const cosmos = await startHoldingCosmos();
+  const issuer = await startTestIssuer();
+  const settings = { ...adminEntraSettings(issuer, 0), ...cosmos.settings };
+  const database = `${databasePrefix}-${randomUUID().slice(0, 8)}`;
+  const first = await startTestHost(settings, database);
+  const hosts: [TestHost, TestHost] = [
+    first,
+    await startTestHost(settings, database, { createContainers: false }),
+  ];
+  const on = (index: number) => hosts[index % 2] as TestHost;
+  return {
+    cosmos,
+    issuer,
+    hosts,
+    on,
+    admin: (index) => asPrincipal(on(index), issuer, { name: ADMIN }),
+    async stop() {
+      await Promise.all(hosts.map((host) => host.stop()));
+      await issuer.close();
+      await cosmos.close();
+    },
   };
 }

@@ -20,11 +20,19 @@ export async function deadLetters(ids: string[]) {
   return { sasUrl, marks };
 }
 
-/** A redelivery whose requeued events are recorded rather than queued. */
-export function redeliveryRecording(marks: DeadLetterMarks, storage: RedeliveryStorageOptions) {
+/**
+ * A redelivery whose requeued events are recorded rather than queued, each after `requeueing`
+ * settles when given (a slow queue: time that passes outside every storage call).
+ */
+export function redeliveryRecording(
+  marks: DeadLetterMarks,
+  storage: RedeliveryStorageOptions,
+  requeueing?: () => Promise<void>,
+) {
   const requeued: string[] = [];
   const queues: Pick<DeliveryQueues, "scheduleRetry"> = {
     scheduleRetry: async (_message, events) => {
+      await requeueing?.();
       requeued.push(...events.map((event) => event.id));
     },
   };

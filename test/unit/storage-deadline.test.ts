@@ -45,17 +45,26 @@ describe("storageDeadline", () => {
 describe("the local trigger's lock", () => {
   it("renews a lock of a fraction of a second too, each renewal with its deadline", async () => {
     // Half of 1.001 s is 500.5 ms: a renewal's deadline is capped there, and must not throw from
-    // the renewal timer's callback (which would end the process).
-    const renewals: { abortSignal?: AbortSignal }[] = [];
+    // the renewal timer's callback (which would end the process). Two renewals, so the second is
+    // seen to go on from the receipt the first returned; a failed one ends the wait at once.
+    const RENEWALS = 2;
+    const renewals: { popReceipt: string; abortSignal?: AbortSignal }[] = [];
+    let renewedEnough = () => {};
+    let renewalFailed: (error: unknown) => void = () => {};
+    const settled = new Promise<void>((resolve, reject) => {
+      renewedEnough = resolve;
+      renewalFailed = reject;
+    });
     const queue = {
       updateMessage: async (
         _id: string,
-        _receipt: string,
+        popReceipt: string,
         _text: unknown,
         _seconds: number,
-        options = {},
+        options: { abortSignal?: AbortSignal } = {},
       ) => {
-        renewals.push(options);
+        renewals.push({ popReceipt, ...options });
+        if (renewals.length === RENEWALS) renewedEnough();
         return { popReceipt: `receipt-${renewals.length}` };
       },
     };
@@ -65,14 +74,14 @@ describe("the local trigger's lock", () => {
       popReceipt: "receipt-0",
       lockSeconds: 1.001,
       storageDeadlineMs: STORAGE_CALL_DEADLINE_MS,
-      onRenewalFailed: (error) => {
-        throw error;
-      },
+      onRenewalFailed: renewalFailed,
     });
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    await lock.stop();
-    expect(renewals.length).toBeGreaterThanOrEqual(1);
-    expect(renewals.every((options) => options.abortSignal instanceof AbortSignal)).toBe(true);
+    await settled.finally(() => lock.stop());
+    expect(renewals.map((renewal) => renewal.popReceipt).slice(0, RENEWALS)).toEqual([
+      "receipt-0",
+      "receipt-1",
+    ]);
+    expect(renewals.every((renewal) => renewal.abortSignal instanceof AbortSignal)).toBe(true);
     expect(lock.popReceipt).toBe(`receipt-${renewals.length}`);
   });
 });
