@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { ensureDatabase } from "../dev/ensure-database";
 import { projectRoot } from "../dev/local-paths";
-import { startStack } from "../dev/stack";
+import { ensureDatabase, startStack } from "../dev/stack";
 import { loadConfig } from "../src/config";
 
 /** What the bench parts that run the app in a process of its own share: its backing services and a child runner. */
@@ -23,14 +22,7 @@ export async function startBackingServices(): Promise<{
       COSMOS_DATABASE: `bench-${randomUUID().slice(0, 8)}`,
       SECRETS_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     },
-    {
-      ports: "free",
-      persistent: false,
-      cosmos: "child",
-      serviceBus: "none",
-      host: "none",
-      childOutput: "errors",
-    },
+    { persistent: false, host: false },
   );
   try {
     const settings = Object.fromEntries(

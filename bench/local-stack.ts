@@ -50,15 +50,7 @@ export async function startBenchStack(
       AUTH_MODE: "keys",
       ...settings,
     },
-    {
-      ports: "free",
-      persistent: false,
-      cosmos: "child",
-      serviceBus: "child",
-      host: "child",
-      childOutput: "errors",
-      ...(options.log && { hostLog: options.log }),
-    },
+    { persistent: false, host: true, ...(options.log && { hostLog: options.log }) },
   );
   // The bench's own clients of the stores; the host's are in its process.
   const services = createServices(loadConfig(stack.plan.settings));
@@ -66,8 +58,8 @@ export async function startBenchStack(
     baseUrl: stack.baseUrl,
     serviceBus: { connectionString: stack.serviceBusConnectionString },
     services,
-    cosmosEndpoint: stack.cosmosEndpoint,
-    blobEndpoint: stack.blobEndpoint as string,
+    cosmosEndpoint: stack.plan.settings.COSMOS_ENDPOINT as string,
+    blobEndpoint: stack.plan.azurite?.blobEndpoint as string,
     settings: stack.plan.settings,
     stop: async () => {
       await disposeServices(services);

@@ -4,6 +4,7 @@ import type { PagedAsyncIterable } from "./paged-list";
 import type { ResourceCalls } from "./resource-calls";
 import { endpointPath, redeliverDeadLettersPath } from "./resource-paths";
 import type {
+  DeadLetterReason,
   Page,
   PutResult,
   QueueEndpoint,
@@ -19,6 +20,8 @@ export interface RedeliverDeadLettersOptions extends CallOptions {
   from?: Date | string;
   /** Dead letters written at or before this time; default: no upper bound. */
   to?: Date | string;
+  /** Only dead letters whose `deadletterreason` is this (compared exactly); default: any. */
+  reason?: DeadLetterReason;
   /** Also redeliver those an earlier run marked `redelivered`. Default false. */
   force?: boolean;
 }
@@ -106,10 +109,11 @@ export class EndpointsClient {
     name: string,
     options: RedeliverDeadLettersOptions = {},
   ): Promise<RedeliveryResult> {
-    const { from, to, force, signal } = options;
+    const { from, to, reason, force, signal } = options;
     const input: RedeliverDeadLettersInput = {
       ...(from !== undefined && { from: from instanceof Date ? from.toISOString() : from }),
       ...(to !== undefined && { to: to instanceof Date ? to.toISOString() : to }),
+      ...(reason !== undefined && { reason }),
       ...(force !== undefined && { force }),
     };
     return this.calls.action<RedeliveryResult>(redeliverDeadLettersPath(twinsInstanceId, name), input, {

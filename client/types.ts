@@ -215,9 +215,14 @@ export interface RedeliverDeadLettersInput {
   /** ISO 8601. */
   from?: string;
   to?: string;
+  /** Only those whose `deadletterreason` is this, compared exactly. */
+  reason?: DeadLetterReason;
   /** Also those an earlier run redelivered (marked `redelivered`). */
   force?: boolean;
 }
+
+/** Why an event was dead-lettered: a dead letter's `deadletterreason` metadata. */
+export type DeadLetterReason = "MaxDeliveryAttemptsExceeded" | "TtlExpired" | "MessageRefused";
 
 /** What a redelivery run did; repeat it to retry the `failed`. */
 export interface RedeliveryResult {

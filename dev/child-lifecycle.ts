@@ -19,23 +19,17 @@ export function stopOnSignal(name: string, stop: () => Promise<void>): void {
   const onStop = () => {
     if (stopping) return;
     stopping = true;
-    stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`${name}: failed while stopping: ${describeFailure(error)}`);
-        process.exit(1);
-      },
-    );
+    stop().then(() => process.exit(0), exitOnFailure(`${name}: failed while stopping`));
   };
   process.on("SIGTERM", onStop);
   process.on("SIGINT", onStop);
   if (process.send !== undefined) process.on("disconnect", onStop);
 }
 
-/** For a start-up failure: a one-line message when the user can fix it, then exit 1. */
-export function exitOnFailure(name: string): (error: unknown) => never {
+/** For a failure: a one-line message when the user can fix it, then exit 1. */
+export function exitOnFailure(prefix: string): (error: unknown) => never {
   return (error) => {
-    console.error(`${name}: ${describeFailure(error)}`);
+    console.error(`${prefix}: ${describeFailure(error)}`);
     process.exit(1);
   };
 }

@@ -1,6 +1,5 @@
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
 import { localDataDir } from "./local-paths";
-import { PortInUseError } from "./ports";
 import { readPort } from "./stack-plan";
 import { type RunningCosmosServer, startCosmosServer } from "./stand-ins/cosmos-server";
 import { StartupError } from "./startup-error";
@@ -19,8 +18,7 @@ async function main(): Promise<void> {
   // Nothing to save on the way down: every change is on disk before it is answered.
   stopOnSignal(NAME, async () => server?.close());
   server = await startCosmosServer(port, "127.0.0.1", dir === undefined ? {} : { dataDir: dir }).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") throw new PortInUseError([{ port, variable: "COSMOS_PORT" }]);
+    (error: Error) => {
       if (error.message.startsWith("cannot read"))
         throw new StartupError(`${error.message}; move that file away to start empty.`);
       throw error;

@@ -21,13 +21,11 @@ if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
     const seconds = Math.round((Date.now() - started) / 1000);
     console.log(`Still installing dependencies (${seconds} s so far)…`);
   }, HEARTBEAT_MS);
-  const npm = process.env.npm_execpath
-    ? [process.execPath, [process.env.npm_execpath]]
-    : [process.platform === "win32" ? "npm.cmd" : "npm", []];
-  const child = spawn(npm[0], [...npm[1], "ci", "--no-audit", "--no-fund", "--progress=true"], {
+  // The npm that runs `npm start`, else the one on PATH.
+  const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ["npm"];
+  const child = spawn(npm[0], [...npm.slice(1), "ci", "--no-audit", "--no-fund", "--progress=true"], {
     cwd: root,
     stdio: "inherit",
-    shell: process.platform === "win32" && !process.env.npm_execpath,
   });
   child.on("error", (error) => {
     clearInterval(heartbeat);

@@ -36,7 +36,6 @@ interface RpcHttpData {
 }
 export interface RpcBindingInfo {
   type?: string;
-  direction?: string;
   /** An HTTP trigger's: its route template, methods and key level. */
   route?: string;
   methods?: string[];
@@ -110,16 +109,10 @@ export interface FunctionApp {
   ): Promise<void>;
 }
 
-export interface LoadOptions {
-  /** Where the lines the functions log go; by default they are kept in `logs`. */
-  log?: (line: LogLine) => void;
-}
-
 /** The files package.json's `main` names under `root`: one file, or a `*` glob in the last segment. */
-export function entryFiles(root: string): string[] {
+function entryFiles(root: string): string[] {
   const main = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { main?: string }).main;
   if (!main) throw new Error(`${root}/package.json names no main entry point`);
-  if (!main.includes("*")) return [path.join(root, main)];
   const directory = path.join(root, path.dirname(main));
   const pattern = new RegExp(`^${path.basename(main).replaceAll(".", "\\.").replaceAll("*", ".*")}$`);
   return readdirSync(directory)
@@ -131,20 +124,21 @@ export function entryFiles(root: string): string[] {
 let loaded: FunctionApp | undefined;
 
 /** Loads the package at `root` (once per process: the worker's require hook is global). */
-export function loadFunctionApp(root: string, options: LoadOptions = {}): FunctionApp {
+export function loadFunctionApp(
+  root: string,
+  /** Where the lines the functions log go; by default they are kept in `logs`. */
+  options: { log?: (line: LogLine) => void } = {},
+): FunctionApp {
   if (loaded) throw new Error("a function app is already loaded in this process");
   const functions = new Map<string, RegisteredFunction>();
   const logs: LogLine[] = [];
   const log = options.log ?? ((line: LogLine) => logs.push(line));
   let programmingModel: ProgrammingModel | undefined;
+  // What @azure/functions 4 calls on the worker's API; it reads none of its other members.
   const coreApi = {
-    // The worker's and host's versions, as the real API reports them; @azure/functions 4 reads neither.
-    version: "3.10.1",
-    hostVersion: "4.1040.0",
     setProgrammingModel(model: ProgrammingModel) {
       programmingModel = model;
     },
-    getProgrammingModel: () => programmingModel,
     registerFunction(metadata: FunctionMetadata, callback: FunctionCallback) {
       if (functions.has(metadata.name))
         throw new Error(`A function named "${metadata.name}" is already registered`);
@@ -154,12 +148,6 @@ export function loadFunctionApp(root: string, options: LoadOptions = {}): Functi
     registerHook: () => ({ dispose() {} }),
     log(level: string, category: string, message: string) {
       log({ level, category, message });
-    },
-    Disposable: class {
-      constructor(private readonly callOnDispose: () => void) {}
-      dispose() {
-        this.callOnDispose();
-      }
     },
   };
   const originalRequire = Module.prototype.require;
@@ -175,13 +163,17 @@ export function loadFunctionApp(root: string, options: LoadOptions = {}): Functi
 
   async function invoke(
     name: string,
-    inputName: string,
     data: RpcTypedData,
     triggerMetadata = {},
     invocationId: string = crypto.randomUUID(),
   ) {
     const registered = functions.get(name);
     if (!registered) throw new Error(`no function named "${name}" is registered`);
+    // The trigger binding's name (`request`, `queueItem`, ...), as the host sends the input.
+    const inputName = Object.entries(registered.metadata.bindings).find(([, binding]) =>
+      binding.type?.toLowerCase().endsWith("trigger"),
+    )?.[0];
+    if (!inputName) throw new Error(`${name} has no trigger binding`);
     const invocationModel = model.getInvocationModel({
       invocationId,
       request: { inputData: [{ name: inputName, data }], triggerMetadata },
@@ -201,19 +193,14 @@ export function loadFunctionApp(root: string, options: LoadOptions = {}): Functi
     logs,
     async invokeHttp(name, request) {
       const url = new URL(request.url);
-      const response = await invoke(name, triggerName(functions, name), {
+      const response = await invoke(name, {
         http: {
           method: request.method,
           url: request.url,
           headers: request.headers ?? {},
           query: Object.fromEntries(url.searchParams),
           params: request.params ?? {},
-          body:
-            request.body === undefined
-              ? {}
-              : typeof request.body === "string"
-                ? { string: request.body }
-                : { bytes: request.body },
+          body: request.body === undefined ? {} : { bytes: Buffer.from(request.body) },
         },
       });
       const http = response.returnValue?.http;
@@ -228,18 +215,8 @@ export function loadFunctionApp(root: string, options: LoadOptions = {}): Functi
     },
     async invokeQueue(name, message, triggerMetadata = {}, invocationId) {
       const metadata = { QueueTrigger: { string: message }, ...triggerMetadata };
-      await invoke(name, triggerName(functions, name), { string: message }, metadata, invocationId);
+      await invoke(name, { string: message }, metadata, invocationId);
     },
   };
   return loaded;
-}
-
-/** The name of a function's trigger binding (`request`, `queueItem`, ...), as the host sends it. */
-function triggerName(functions: ReadonlyMap<string, RegisteredFunction>, name: string): string {
-  const bindings = functions.get(name)?.metadata.bindings ?? {};
-  const trigger = Object.entries(bindings).find(([, binding]) =>
-    binding.type?.toLowerCase().endsWith("trigger"),
-  );
-  if (!trigger) throw new Error(`${name} has no trigger binding`);
-  return trigger[0];
 }

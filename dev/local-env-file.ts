@@ -1,11 +1,13 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import * as path from "node:path";
+import { readLocalEnv } from "../client/cli/local-env";
 import { EXAMPLE_TOPIC } from "./example-topic";
-import { displayPath, localDataDir } from "./local-paths";
-import { replaceFile } from "./local-secrets-key";
+import { displayPath, localDataDir, writeWhole } from "./local-paths";
 import type { StackPlan } from "./stack-plan";
 import { LOCAL_DEAD_LETTER_CONTAINER } from "./stand-ins/dead-letter-sas";
+import { localContainerSasUrl, localQueueServiceSasUrl } from "./stand-ins/local-storage-sas";
 import { ENDPOINT_NO_ROLE, ENDPOINT_SENDER } from "./stand-ins/managed-identity/identities";
+import { DEVELOPER_OBJECT_ID } from "./stand-ins/openid/principals";
 import { shellQuote } from "./summary";
 
 /**
@@ -41,12 +43,19 @@ export function localEnvValues(
     NAMESPACE_URI: `sb://localhost:${plan.serviceBus.tlsPort}/`,
     ...(plan.azurite && {
       DEAD_LETTER_CONTAINER_URI: `${plan.azurite.blobTlsEndpoint}/${LOCAL_DEAD_LETTER_CONTAINER}`,
+      // What `twin --local` reads the dead letters and the poison queue with (SAS URLs).
+      IDENTITY_DEAD_LETTER_URL: localContainerSasUrl(
+        `${plan.azurite.blobTlsEndpoint}/${LOCAL_DEAD_LETTER_CONTAINER}`,
+      ),
+      QUEUE_SERVICE_URL: localQueueServiceSasUrl(plan.azurite.queueEndpoint),
+      STACK_EVENTS_QUEUE: plan.settings.TWIN_EVENTS_QUEUE?.trim() || "twin-events",
+      STACK_TLS_CERT_FILE: plan.identity.certFile,
     }),
     SENDER_IDENTITY: ENDPOINT_SENDER.resourceId,
     NO_ROLE_IDENTITY: ENDPOINT_NO_ROLE.resourceId,
     ...(plan.issuer && {
       AUTH_AUTHORITY: plan.issuer.authority,
-      DEVELOPER_OBJECT_ID: plan.issuer.developerObjectId,
+      DEVELOPER_OBJECT_ID,
       ...(developerToken !== undefined && { TOKEN: developerToken }),
     }),
     STACK_PORTS: plan.ports.map(({ variable, port }) => `${variable}=${port}`).join(" "),
@@ -56,10 +65,11 @@ export function localEnvValues(
   };
 }
 
-function writeFile(file: string, values: Record<string, string>): void {
+function writeFile(file: string, values: Record<string, string>): string {
   const lines = Object.entries(values).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   const header = `# Written by npm start for the local stack; load it with: source ${displayPath(file)}`;
-  replaceFile(file, `${header}\n${lines.join("\n")}\n`);
+  writeWhole(file, `${header}\n${lines.join("\n")}\n`);
+  return file;
 }
 
 export function writeLocalEnvFile(
@@ -67,9 +77,7 @@ export function writeLocalEnvFile(
   deadLetterUrl: string | undefined,
   developerToken?: string,
 ): string {
-  const file = localEnvFile(plan.settings);
-  writeFile(file, localEnvValues(plan, deadLetterUrl, developerToken));
-  return file;
+  return writeFile(localEnvFile(plan.settings), localEnvValues(plan, deadLetterUrl, developerToken));
 }
 
 /** Changes some values (`npm run token` renews TOKEN), keeping the others; false when there is no file. */
@@ -80,19 +88,7 @@ export function updateLocalEnvFile(changes: Record<string, string>, env: NodeJS.
   return true;
 }
 
-/** Undoes shellQuote: single-quoted runs, backslash escapes, bare characters. */
-function unquote(text: string): string {
-  return text.replace(/'([^']*)'?|\\(.?)|(.)/gs, (_, quoted, escaped, bare) => quoted ?? escaped ?? bare);
-}
-
 /** The values of the file `npm start` wrote, or {} when there is none. */
 export function readLocalEnvFile(env: NodeJS.ProcessEnv): Record<string, string> {
-  const file = localEnvFile(env);
-  if (!existsSync(file)) return {};
-  const values: Record<string, string> = {};
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const match = /^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
-    if (match?.[1] !== undefined && match[2] !== undefined) values[match[1]] = unquote(match[2]);
-  }
-  return values;
+  return readLocalEnv(localEnvFile(env)) ?? {};
 }

@@ -1,10 +1,12 @@
+import { once } from "node:events";
 import { format } from "node:util";
 import { exitOnFailure, reportReady, stopOnSignal } from "./child-lifecycle";
 import { loadFunctionApp } from "./functions-worker";
 import { readHostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
-import { createLocalHost, type LocalHost } from "./local-host";
+import { createHttpHost } from "./local-host";
 import { projectRoot } from "./local-paths";
+import { type QueueTrigger, startQueueTrigger } from "./queue-trigger";
 import { StartupError } from "./startup-error";
 
 /**
@@ -52,15 +54,13 @@ function hostLog(): HostLogger {
 
 function port(): number {
   const raw = process.env.PORT ?? "7071";
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65535)
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
     throw new StartupError("PORT must be a port number from 0 to 65535.");
-  return value;
+  return Number(raw);
 }
 
 async function main(): Promise<void> {
-  const functionKey = process.env.FUNCTION_KEY;
-  const masterKey = process.env.MASTER_KEY;
+  const { FUNCTION_KEY: functionKey, MASTER_KEY: masterKey } = process.env;
   if (!functionKey || !masterKey) {
     throw new StartupError("FUNCTION_KEY and MASTER_KEY must be set; the host does not run without keys.");
   }
@@ -68,26 +68,38 @@ async function main(): Promise<void> {
   const app = loadFunctionApp(projectRoot(), {
     log: (line) => log(line.level.toLowerCase() as never, line.functionName ?? "host", line.message),
   });
-  const disabled = new Set(
-    [...app.functions.keys()].filter((name) => process.env[`AzureWebJobs.${name}.Disabled`] === "true"),
-  );
   const settings = readHostSettings(undefined, process.env);
-  let host: LocalHost | undefined;
+  const server = createHttpHost(app, { functionKey, masterKey }, settings.routePrefix, log);
+  const triggers: QueueTrigger[] = [];
+  // Running handlers finish and settle their messages; the exit that follows closes the rest.
   stopOnSignal(NAME, async () => {
-    await host?.close();
+    await Promise.all(triggers.map((trigger) => trigger.stop()));
   });
-  host = createLocalHost({
-    app,
-    keys: { functionKey, masterKey },
-    routePrefix: settings.routePrefix,
-    queues: { settings: settings.queues, env: process.env, lockSeconds: LOCK_SECONDS, disabled },
-    log,
-  });
-  const baseUrl = await host.listen(port()).catch((error: NodeJS.ErrnoException) => {
+  server.listen(port(), "127.0.0.1");
+  await once(server, "listening").catch((error: NodeJS.ErrnoException) => {
     if (error.code === "EADDRINUSE")
       throw new StartupError(`Port ${port()} is already in use; set PORT to another port.`);
     throw error;
   });
+  for (const { metadata } of app.functions.values()) {
+    const binding = Object.values(metadata.bindings).find((b) => b.type === "queueTrigger");
+    if (!binding?.queueName || process.env[`AzureWebJobs.${metadata.name}.Disabled`] === "true") continue;
+    const connectionString = process.env[binding.connection || "AzureWebJobsStorage"];
+    if (!connectionString)
+      throw new Error(`${metadata.name}: the setting ${binding.connection} holds no connection string`);
+    const trigger = await startQueueTrigger({
+      connectionString,
+      queueName: binding.queueName,
+      functionName: metadata.name,
+      handler: (text, triggerMetadata, invocationId) =>
+        app.invokeQueue(metadata.name, text, triggerMetadata, invocationId),
+      settings: settings.queues,
+      lockSeconds: LOCK_SECONDS,
+      log,
+    });
+    triggers.push(trigger);
+  }
+  const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   console.log(`${NAME}: listening on ${baseUrl}`);
   reportReady(baseUrl);
 }

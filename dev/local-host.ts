@@ -1,149 +1,101 @@
+import { timingSafeEqual } from "node:crypto";
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
-import type { FunctionApp, RpcTypedData } from "./functions-worker";
-import type { HostSettings } from "./host-json";
+import type { FunctionApp } from "./functions-worker";
 import type { HostLogger } from "./host-logger";
-import { isAuthorized, type LocalKeys } from "./key-check";
-import type { QueueTrigger } from "./queue-trigger";
 import { RouteMatcher } from "./route-matcher";
 
 /**
- * A stand-in for the Functions host on one machine, around a package loaded as the Node.js worker
- * loads it (dev/functions-worker.ts): it routes HTTP requests to the registered HTTP functions by
- * their route templates, methods and host.json's route prefix, checks keys by each function's
- * authLevel before invoking it, and polls each registered queue function's queue. What it answers
- * itself it answers as the Functions host does, with no body: 404 when no function takes the path
- * and method, 401 for a missing or wrong key, 413 past the host's body limit. Local-only.
+ * The HTTP side of a stand-in for the Functions host, around a package loaded as the Node.js worker
+ * loads it (dev/functions-worker.ts): it routes requests to the registered HTTP functions by their
+ * route templates, methods and host.json's route prefix, and checks keys by each function's
+ * authLevel before invoking it. What it answers itself it answers as the Functions host does, with
+ * no body: 400 for a target it cannot parse, 404 when no function takes the path and method, 401
+ * for a missing or wrong key, 413 past the host's body limit. Local-only.
  */
 
-export interface LocalHostOptions {
-  app: FunctionApp;
-  keys: LocalKeys;
-  routePrefix: string;
-  /** Poll the queue functions' queues, with host.json's queue settings; absent: HTTP only. */
-  queues?: {
-    settings: HostSettings["queues"];
-    /** The app settings: a queue binding's `connection` names its storage connection string there. */
-    env: NodeJS.ProcessEnv;
-    /** How long a message stays locked while its handler runs (renewed); 60 s unless set. */
-    lockSeconds?: number;
-    /** Functions not to run (the app setting `AzureWebJobs.<name>.Disabled`). */
-    disabled?: ReadonlySet<string>;
-  };
-  log: HostLogger;
-}
-
-export interface LocalHost {
-  /** Resolves with the base URL once listening and the queue triggers have started; port 0 picks a free port. */
-  listen(port: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-interface HttpFunction {
-  name: string;
-  route: string;
-  methods: string[];
-  authLevel: string;
+export interface LocalKeys {
+  functionKey: string;
+  masterKey: string;
 }
 
 /** The Functions host's request body limit (FUNCTIONS_REQUEST_BODY_SIZE_LIMIT's default, 100 MB). */
 const HOST_BODY_LIMIT_BYTES = 104_857_600;
-
-class BodyTooLarge extends Error {}
+const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
 /** The registered HTTP functions, as their trigger bindings describe them (a route defaults to the name). */
-function httpFunctions(app: FunctionApp): HttpFunction[] {
-  const found: HttpFunction[] = [];
-  for (const { metadata } of app.functions.values()) {
+function httpFunctions(app: FunctionApp) {
+  return [...app.functions.values()].flatMap(({ metadata }) => {
     const trigger = Object.values(metadata.bindings).find((binding) => binding.type === "httpTrigger");
-    if (!trigger) continue;
-    found.push({
-      name: metadata.name,
-      route: trigger.route ?? metadata.name,
-      methods: (trigger.methods ?? ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]).map((m) =>
-        m.toUpperCase(),
-      ),
-      authLevel: trigger.authLevel ?? "function",
-    });
-  }
-  return found;
+    if (!trigger) return [];
+    const methods = (trigger.methods ?? ALL_METHODS).map((method) => method.toUpperCase());
+    return [
+      { name: metadata.name, route: trigger.route ?? metadata.name, methods, authLevel: trigger.authLevel },
+    ];
+  });
 }
 
 /**
  * The key as the Functions host reads it: `x-functions-key`, else the first `code` of the query,
  * its name in any letter case (ASP.NET's query is case-insensitive; the host takes values.First()).
  */
-function givenKey(request: http.IncomingMessage, url: URL): string | null {
+function givenKey(request: http.IncomingMessage, url: URL): string | undefined {
   const header = request.headers["x-functions-key"];
   if (typeof header === "string") return header;
-  for (const [name, value] of url.searchParams) if (name.toLowerCase() === "code") return value;
-  return null;
+  return [...url.searchParams].find(([name]) => name.toLowerCase() === "code")?.[1];
 }
 
-async function readBody(request: http.IncomingMessage): Promise<Buffer> {
-  if (Number(request.headers["content-length"] ?? 0) > HOST_BODY_LIMIT_BYTES) throw new BodyTooLarge();
+/** Function-level routes take the function key or the master key, admin-level only the master key. */
+function isAuthorized(authLevel = "function", key: string | undefined, keys: LocalKeys): boolean {
+  const level = authLevel.toLowerCase();
+  const given = Buffer.from(key ?? "");
+  const is = (secret: string) =>
+    given.length === Buffer.byteLength(secret) && timingSafeEqual(given, Buffer.from(secret));
+  if (level === "anonymous") return true;
+  return given.length > 0 && (is(keys.masterKey) || (level === "function" && is(keys.functionKey)));
+}
+
+/** The body, or undefined once it passes the host's limit (declared or streamed). */
+async function readBody(request: http.IncomingMessage): Promise<Buffer | undefined> {
+  if (Number(request.headers["content-length"] ?? 0) > HOST_BODY_LIMIT_BYTES) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > HOST_BODY_LIMIT_BYTES) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > HOST_BODY_LIMIT_BYTES) return undefined;
+    chunks.push(chunk);
   }
   return Buffer.concat(chunks);
 }
 
 /** The received headers as the host passes them: one string each (Node joins repeats with ", "). */
 function headerRecord(request: http.IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
+  const entries = Object.entries(request.headers).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(entries.map(([name, value]) => [name, [value].flat().join(", ")]));
 }
 
 function answerBare(response: http.ServerResponse, status: number): void {
-  response.writeHead(status, { "Content-Length": "0" });
-  response.end();
+  response.writeHead(status, { "Content-Length": "0" }).end();
 }
 
-export function createLocalHost(options: LocalHostOptions): LocalHost {
-  const { app, log } = options;
-  const matcher = new RouteMatcher(httpFunctions(app), options.routePrefix);
+/** A server (not yet listening) that serves the app's HTTP functions. */
+export function createHttpHost(app: FunctionApp, keys: LocalKeys, routePrefix: string, log: HostLogger) {
+  const matcher = new RouteMatcher(httpFunctions(app), routePrefix);
   let origin = "http://127.0.0.1";
 
   async function handle(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
     // Appended, not resolved: `//other.example/x` stays a path on this host. URL parsing removes
     // dot segments, percent-encoded ones too, as Kestrel's path normalization does before routing;
     // it would also read a backslash as a slash, which Kestrel does not, hence the escape.
-    const target = incoming.url ?? "/";
-    let url: URL;
-    try {
-      if (!target.startsWith("/")) throw new Error("not an origin-form target");
-      url = new URL(`${origin}${target.replaceAll("\\", "%5C")}`);
-    } catch {
-      answerBare(outgoing, 400);
-      return;
-    }
+    const target = `${origin}${(incoming.url ?? "").replaceAll("\\", "%5C")}`;
+    if (!incoming.url?.startsWith("/") || !URL.canParse(target)) return answerBare(outgoing, 400);
+    const url = new URL(target);
     const method = incoming.method ?? "GET";
     const result = matcher.match(method, url.pathname);
-    if (result.kind === "not-found") {
-      answerBare(outgoing, 404);
-      return;
-    }
+    if (result.kind === "not-found") return answerBare(outgoing, 404);
     const { route, params } = result.match;
-    if (!isAuthorized(route.authLevel, givenKey(incoming, url), options.keys)) {
-      answerBare(outgoing, 401);
-      return;
-    }
-    let body: Buffer;
-    try {
-      body = await readBody(incoming);
-    } catch (error) {
-      if (!(error instanceof BodyTooLarge)) throw error;
-      outgoing.setHeader("Connection", "close");
-      answerBare(outgoing, 413);
-      return;
-    }
+    if (!isAuthorized(route.authLevel, givenKey(incoming, url), keys)) return answerBare(outgoing, 401);
+    const body = await readBody(incoming);
+    if (!body) return answerBare(outgoing.setHeader("Connection", "close"), 413);
     const answer = await app.invokeHttp(route.name, {
       method,
       url: url.href,
@@ -173,55 +125,8 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   server.on("connect", (_request, socket) =>
     socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"),
   );
-
-  let triggers: QueueTrigger[] = [];
-
-  async function startTriggers(): Promise<void> {
-    const queues = options.queues;
-    if (!queues) return;
-    const { startQueueTrigger } = await import("./queue-trigger");
-    for (const { metadata } of app.functions.values()) {
-      const binding = Object.values(metadata.bindings).find((b) => b.type === "queueTrigger");
-      if (!binding?.queueName || queues.disabled?.has(metadata.name)) continue;
-      const connectionString = queues.env[binding.connection || "AzureWebJobsStorage"];
-      if (!connectionString)
-        throw new Error(`${metadata.name}: the setting ${binding.connection} holds no connection string`);
-      triggers.push(
-        await startQueueTrigger({
-          connectionString,
-          queueName: binding.queueName,
-          functionName: metadata.name,
-          handler: (text, triggerMetadata: Record<string, RpcTypedData>, invocationId) =>
-            app.invokeQueue(metadata.name, text, triggerMetadata, invocationId),
-          settings: queues.settings,
-          ...(queues.lockSeconds !== undefined && { lockSeconds: queues.lockSeconds }),
-          log,
-        }),
-      );
-    }
-  }
-
-  return {
-    async listen(port) {
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, "127.0.0.1", () => {
-          server.off("error", reject);
-          resolve();
-        });
-      });
-      origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      await startTriggers();
-      return origin;
-    },
-    async close() {
-      // Triggers first: running handlers finish and settle their messages before anything closes.
-      await Promise.all(triggers.map((trigger) => trigger.stop()));
-      triggers = [];
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
-  };
+  server.on("listening", () => {
+    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  return server;
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { findHostJson } from "./host-json";
 
@@ -24,4 +26,23 @@ export function displayPath(file: string): string {
 /** The machine's loopback certificate, not a stack's data: the repository's `.local/tls`, whatever LOCAL_DATA_DIR says. */
 export function localTlsDir(): string {
   return path.join(projectRoot(), ".local", "tls");
+}
+
+/**
+ * Written aside (owner-only unless `mode` says otherwise), then renamed into place: neither a crash
+ * nor a reader sees half a file. With `exclusive`, linked instead: of processes writing at once,
+ * the first wins and the others leave it.
+ */
+export function writeWhole(file: string, text: string, { mode = 0o600, exclusive = false } = {}): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const aside = `${file}.${randomUUID()}.tmp`;
+  writeFileSync(aside, text, { mode, flag: "wx" });
+  try {
+    if (exclusive) linkSync(aside, file);
+    else renameSync(aside, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    rmSync(aside, { force: true });
+  }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import { localDataDir } from "./local-paths";
+import { localDataDir, writeWhole } from "./local-paths";
 import type { Settings } from "./local-settings";
 import { StartupError } from "./startup-error";
 
@@ -17,46 +17,25 @@ const keyFile = (settings: Settings) => path.join(localDataDir(settings), "secre
 /** The keys `npm run rotate-key` replaced, newest first, one a line. */
 const previousKeysFile = (settings: Settings) =>
   path.join(localDataDir(settings), "secrets-encryption-previous-keys");
+const newKey = () => `${randomBytes(32).toString("base64")}\n`;
 
-function isKey(text: string): boolean {
-  return /^[A-Za-z0-9+/]+={0,2}$/.test(text) && Buffer.from(text, "base64").length === 32;
-}
-
-function newKey(): string {
-  return randomBytes(32).toString("base64");
-}
-
-/** The key in the key file; refuses a damaged one (the data it sealed would not open). */
-function readKeyFile(file: string): string {
-  const key = readFileSync(file, "utf8").trim();
-  if (!isKey(key)) {
-    throw new StartupError(
-      `${file} does not hold a 32-byte base64 key; restore it, or delete it to get a new one (endpoints sealed with the old key will not open).`,
-    );
-  }
-  return key;
-}
-
-function readPreviousKeys(file: string): string[] {
+/** The keys in a file, one a line (none when there is no file); refuses a damaged file: what its keys sealed would not open. */
+function readKeys(file: string): string[] {
   if (!existsSync(file)) return [];
   const keys = readFileSync(file, "utf8")
     .split("\n")
     .map((line) => line.trim())
-    .filter((line) => line !== "");
-  if (!keys.every(isKey)) {
-    throw new StartupError(
-      `${file} holds a line that is not a 32-byte base64 key; restore it (endpoints sealed with those keys will not open without it).`,
-    );
-  }
+    .filter(Boolean);
+  const isKey = (text: string) =>
+    /^[A-Za-z0-9+/]+={0,2}$/.test(text) && Buffer.from(text, "base64").length === 32;
+  if (!keys.every(isKey)) throw damaged(file);
   return keys;
 }
 
-/** Written aside (owner-only) and renamed into place: neither a crash nor a reader sees half a file. */
-export function replaceFile(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const aside = `${file}.${process.pid}.tmp`;
-  writeFileSync(aside, text, { mode: 0o600 });
-  renameSync(aside, file);
+function damaged(file: string): StartupError {
+  return new StartupError(
+    `${file} does not hold 32-byte base64 keys, one a line: restore it (endpoints sealed with its keys will not open without it), or delete it to start without them.`,
+  );
 }
 
 /**
@@ -68,12 +47,11 @@ export function ensureLocalSecretsKey(settings: Settings): LocalSecretsKey {
   if (settings.SECRETS_ENCRYPTION_KEY?.trim()) return { file: undefined, generated: false, previous: 0 };
   const file = keyFile(settings);
   const generated = !existsSync(file);
-  if (generated) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, `${newKey()}\n`, { mode: 0o600, flag: "wx" });
-  }
-  settings.SECRETS_ENCRYPTION_KEY = readKeyFile(file);
-  const previous = readPreviousKeys(previousKeysFile(settings));
+  if (generated) writeWhole(file, newKey(), { exclusive: true });
+  const [key, ...extra] = readKeys(file);
+  if (key === undefined || extra.length > 0) throw damaged(file);
+  settings.SECRETS_ENCRYPTION_KEY = key;
+  const previous = readKeys(previousKeysFile(settings));
   const given = settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS?.trim();
   const all = [...(given ? [given] : []), ...previous];
   if (all.length > 0) settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS = all.join(",");
@@ -84,23 +62,19 @@ export function ensureLocalSecretsKey(settings: Settings): LocalSecretsKey {
  * `npm run rotate-key`: the old key goes into the previous-keys file first (so it is never
  * nowhere), then a new one replaces it.
  */
-export function rotateLocalSecretsKey(settings: Settings): {
-  file: string;
-  previousFile: string;
-  previous: number;
-} {
+export function rotateLocalSecretsKey(settings: Settings) {
   if (settings.SECRETS_ENCRYPTION_KEY?.trim()) {
     throw new StartupError(
       "SECRETS_ENCRYPTION_KEY is set (in local.settings.json or the environment), so the local key file is not used: rotate that key as docs/operations.md says (Rotating the encryption key).",
     );
   }
   const file = keyFile(settings);
-  if (!existsSync(file))
+  const [old] = readKeys(file);
+  if (old === undefined)
     throw new StartupError(`There is no local key to rotate yet (${file}): npm start makes one.`);
-  const old = readKeyFile(file);
   const previousFile = previousKeysFile(settings);
-  const previous = [old, ...readPreviousKeys(previousFile).filter((key) => key !== old)];
-  replaceFile(previousFile, `${previous.join("\n")}\n`);
-  replaceFile(file, `${newKey()}\n`);
+  const previous = [old, ...readKeys(previousFile).filter((key) => key !== old)];
+  writeWhole(previousFile, `${previous.join("\n")}\n`);
+  writeWhole(file, newKey());
   return { file, previousFile, previous: previous.length };
 }

@@ -12,26 +12,18 @@ export function isSet(value: string | undefined): value is string {
 /** The Values of a settings file in the Functions Core Tools format. */
 export function readSettingsFile(file: string): Settings {
   const name = path.basename(file);
-  let json: unknown;
+  let json: { IsEncrypted?: unknown; Values?: unknown } | null;
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
     throw new StartupError(`${name} is not valid JSON: ${(error as Error).message}`);
   }
-  const { IsEncrypted, Values = {} } = (json ?? {}) as { IsEncrypted?: unknown; Values?: unknown };
+  const { IsEncrypted, Values = {} } = json ?? {};
   if (IsEncrypted === true)
     throw new StartupError(`${name} is encrypted; the launcher reads plain values only.`);
-  if (typeof Values !== "object" || Values === null || Array.isArray(Values)) {
+  if (typeof Values !== "object" || Values === null || Array.isArray(Values))
     throw new StartupError(`${name}: "Values" must be an object of settings.`);
-  }
-  const values: Settings = {};
-  for (const [key, value] of Object.entries(Values)) {
-    if (!["string", "number", "boolean"].includes(typeof value)) {
-      throw new StartupError(`${name}: the value of ${key} must be a string.`);
-    }
-    values[key] = String(value);
-  }
-  return values;
+  return Object.fromEntries(Object.entries(Values).map(([key, value]) => [key, String(value)]));
 }
 
 /**
@@ -44,13 +36,13 @@ export function loadLocalSettings(env: NodeJS.ProcessEnv = process.env): {
   values: Settings;
 } {
   const root = projectRoot();
-  let file = ["local.settings.json", "local.settings.sample.json"]
-    .map((name) => path.join(root, name))
-    .find((candidate) => existsSync(candidate));
-  if (env.LOCAL_SETTINGS_FILE) {
-    file = path.resolve(root, env.LOCAL_SETTINGS_FILE);
-    if (!existsSync(file)) throw new StartupError(`LOCAL_SETTINGS_FILE names ${file}, which does not exist.`);
-  }
+  const file = env.LOCAL_SETTINGS_FILE
+    ? path.resolve(root, env.LOCAL_SETTINGS_FILE)
+    : ["local.settings.json", "local.settings.sample.json"]
+        .map((name) => path.join(root, name))
+        .find(existsSync);
+  if (env.LOCAL_SETTINGS_FILE && !existsSync(file as string))
+    throw new StartupError(`LOCAL_SETTINGS_FILE names ${file}, which does not exist.`);
   const values = file === undefined ? {} : readSettingsFile(file);
   for (const [name, value] of Object.entries(env)) if (value !== undefined) values[name] = value;
   return { file, values };

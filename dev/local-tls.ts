@@ -1,7 +1,7 @@
 import { randomUUID, X509Certificate } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import { localTlsDir } from "./local-paths";
+import { localTlsDir, writeWhole } from "./local-paths";
 
 /**
  * The loopback TLS certificate the Service Bus stand-in's AMQPS listener and Azurite's HTTPS blob
@@ -39,7 +39,7 @@ export function isUsable(certPem: string, now = Date.now()): boolean {
     const named =
       LOOPBACK_NAMES.dns.every((dns) => names.includes(`DNS:${dns}`)) &&
       LOOPBACK_NAMES.ips.every((ip) => cert.checkIP(ip) !== undefined);
-    // One made before subjects were unique (see generateLocalCertificate) is made again.
+    // Without a subject of its own it fails beside another clone's (see generateLocalCertificate).
     const unique = cert.subject.includes(`O=${SUBJECT_PREFIX}`);
     return (
       named && unique && Date.parse(cert.validFrom) <= now && Date.parse(cert.validTo) - RENEW_BEFORE_MS > now
@@ -88,29 +88,16 @@ export function localTlsFiles(dir = localTlsDir()): { keyPairFile: string; certF
   return { keyPairFile: path.join(dir, "localhost.pem"), certFile: path.join(dir, "localhost-cert.pem") };
 }
 
-/** The developer's NODE_EXTRA_CA_CERTS and the local certificate in one file (the variable takes one). */
-export function caBundleFile(dir = localTlsDir()): string {
-  return path.join(dir, "extra-ca-bundle.pem");
-}
-
-export function writeCaBundle(tls: LocalTls, inheritedCaFile: string, dir = localTlsDir()): string {
-  const file = caBundleFile(dir);
-  writeWhole(file, `${readFileSync(inheritedCaFile, "utf8").trimEnd()}\n${tls.cert}`, 0o644);
-  return file;
-}
-
-/** Written aside, then renamed (or with `link`, linked) into place: complete or not at all. */
-function writeWhole(file: string, text: string, mode: number, link = false): void {
-  const aside = `${file}.${randomUUID()}.tmp`;
-  writeFileSync(aside, text, { mode, flag: "wx" });
-  try {
-    if (link) linkSync(aside, file);
-    else renameSync(aside, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  } finally {
-    rmSync(aside, { force: true });
-  }
+/**
+ * What NODE_EXTRA_CA_CERTS should name (Node takes one file): the local certificate, or, when the
+ * developer set a file of their own, a bundle of both, so the host trusts that too.
+ */
+export function extraCaCertsFile(tls: LocalTls, inherited: string | undefined, dir = localTlsDir()): string {
+  const bundle = path.join(dir, "extra-ca-bundle.pem");
+  // The bundle itself comes back from a shell or a test worker that kept an earlier start's setting.
+  if (!inherited?.trim() || inherited === tls.certFile || inherited === bundle) return tls.certFile;
+  writeWhole(bundle, `${readFileSync(inherited, "utf8").trimEnd()}\n${tls.cert}`, { mode: 0o644 });
+  return bundle;
 }
 
 /**
@@ -119,20 +106,18 @@ function writeWhole(file: string, text: string, mode: number, link = false): voi
  */
 export async function loadOrCreateLocalTls(dir = localTlsDir()): Promise<LocalTls> {
   const { keyPairFile, certFile } = localTlsFiles(dir);
-  mkdirSync(path.dirname(keyPairFile), { recursive: true });
-  let pair = existsSync(keyPairFile) ? split(readFileSync(keyPairFile, "utf8")) : undefined;
+  const read = () => (existsSync(keyPairFile) ? split(readFileSync(keyPairFile, "utf8")) : undefined);
+  let pair = read();
   if (pair === undefined || !isUsable(pair.cert)) {
     const made = await generateLocalCertificate();
     // An old or damaged file is replaced, unless another process has just made a usable one.
-    const exists = existsSync(keyPairFile);
-    const again = exists ? split(readFileSync(keyPairFile, "utf8")) : undefined;
+    const again = read();
     if (again === undefined || !isUsable(again.cert))
-      writeWhole(keyPairFile, made.key + made.cert, 0o600, !exists);
-    pair = split(readFileSync(keyPairFile, "utf8"));
+      writeWhole(keyPairFile, made.key + made.cert, { exclusive: !existsSync(keyPairFile) });
+    pair = read();
     if (pair === undefined) throw new Error(`${keyPairFile} holds no certificate and key`);
   }
-  if (!existsSync(certFile) || readFileSync(certFile, "utf8") !== pair.cert) {
-    writeWhole(certFile, pair.cert, 0o644);
-  }
+  if (!existsSync(certFile) || readFileSync(certFile, "utf8") !== pair.cert)
+    writeWhole(certFile, pair.cert, { mode: 0o644 });
   return { certFile, keyPairFile, ...pair };
 }

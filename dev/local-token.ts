@@ -1,16 +1,9 @@
-import { isLocalIssuerAuthority } from "./auth-plan";
 import { localEnvFile, readLocalEnvFile } from "./local-env-file";
 import { displayPath, issuerKeyFile } from "./local-paths";
 import type { Settings } from "./local-settings";
 import { answersHttp, noLocalStack } from "./running-stack";
-import { readPort } from "./stack-plan";
-import {
-  issuerUrl,
-  LOCAL_TENANT_ID,
-  mintToken,
-  principalObjectId,
-  readSigningKeyFile,
-} from "./stand-ins/openid-issuer";
+import { isLocalIssuerAuthority } from "./stack-plan";
+import { LOCAL_TENANT_ID, mintToken, principalObjectId, readSigningKeyFile } from "./stand-ins/openid-issuer";
 import { StartupError } from "./startup-error";
 
 /** How long the developer's token in `.local/local.env` lasts: a working day. */
@@ -20,21 +13,16 @@ export const MAX_TOKEN_HOURS = 24;
 
 /**
  * The running stack's issuer: AUTH_AUTHORITY in `.local/local.env` (a shell may carry an older
- * start's), else the settings', else ISSUER_PORT's; never the default port. It must answer: a
- * stopped stack's port may have been taken since.
+ * start's), else the settings' (only to refuse one that is not local): like the other helpers,
+ * nothing falls back to ports. It must answer: a stopped stack's port may have been taken since.
  */
 async function localAuthority(settings: Settings): Promise<string> {
   const fromFile = readLocalEnvFile(settings).AUTH_AUTHORITY;
-  const authority =
-    fromFile ??
-    (settings.AUTH_AUTHORITY?.trim() ||
-      (settings.ISSUER_PORT?.trim()
-        ? issuerUrl(`http://127.0.0.1:${readPort(settings, "ISSUER_PORT")}`, LOCAL_TENANT_ID)
-        : undefined));
+  const authority = fromFile ?? settings.AUTH_AUTHORITY?.trim();
   const file = displayPath(localEnvFile(settings));
-  if (authority === undefined) {
+  if (!authority) {
     throw noLocalStack(
-      `No local stack is running: there is no ${file} (\`npm start\` writes it, with the issuer it runs), and no ISSUER_PORT is set.`,
+      `No local stack is running: there is no ${file} (\`npm start\` writes it, with the issuer it runs).`,
     );
   }
   if (!isLocalIssuerAuthority(authority)) {
@@ -51,15 +39,11 @@ async function localAuthority(settings: Settings): Promise<string> {
   return trimmed;
 }
 
-/** A token for a local principal (an app's with `app`), signed with the key file `npm start` made. */
+/** A token for a local principal (an app's with `app`), signed with the key file `npm start` made; token-main checks the name and hours. */
 export async function mintLocalToken(
   settings: Settings,
   request: { name: string; app: boolean; hours: number },
 ): Promise<{ token: string; objectId: string; authority: string }> {
-  if (request.name.trim() === "") throw new StartupError("The principal name is empty.");
-  if (!Number.isInteger(request.hours) || request.hours < 1 || request.hours > MAX_TOKEN_HOURS) {
-    throw new StartupError(`--hours takes a whole number from 1 to ${MAX_TOKEN_HOURS}.`);
-  }
   const key = await readSigningKeyFile(issuerKeyFile(settings));
   const authority = await localAuthority(settings);
   const { origin, pathname } = new URL(authority);

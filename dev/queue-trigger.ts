@@ -7,7 +7,6 @@ import { STORAGE_CALL_DEADLINE_MS, storageDeadline } from "../src/store/storage-
 import type { RpcTypedData } from "./functions-worker";
 import type { HostSettings } from "./host-json";
 import { consoleLogger, type HostLogger } from "./host-logger";
-import { decodeQueueMessage, queueTriggerMetadata } from "./queue-trigger-message";
 
 export interface QueueTriggerOptions {
   /** The storage connection string (the AzureWebJobsStorage setting). */
@@ -36,38 +35,46 @@ export interface QueueTrigger {
   stop(): Promise<void>;
 }
 
-const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code;
 /** This host no longer owns the message: the errors the real listener ignores when settling or renewing one. */
 const OWNERSHIP_LOST = new Set(
   "PopReceiptMismatch MessageNotFound QueueNotFound QueueBeingDeleted QueueDisabled".split(" "),
 );
-const isOwnershipLost = (error: unknown) => OWNERSHIP_LOST.has(errorCode(error) as string);
+const isOwnershipLost = (error: unknown) =>
+  OWNERSHIP_LOST.has((error as { code?: string } | null)?.code ?? "");
 
 /**
- * How long an idle listener waits before polling again, as the WebJobs
- * RandomizedExponentialBackoffStrategy does: back to the minimum (100 ms) after a poll found
- * messages, otherwise roughly doubling (±20 %) up to host.json's maxPollingInterval.
+ * host.json `messageEncoding: base64`: the text is base64 of UTF-8 bytes, judged by the rules of
+ * .NET's Convert.FromBase64String, which the Functions host decodes with: whitespace is skipped, the
+ * rest must be whole 4-character groups of the base64 alphabet with at most two '=' at the very end.
+ * Node's Buffer.from(text, "base64") accepts almost anything, so it cannot be the judge.
  */
-export class PollingBackoff {
-  private readonly minimumMs: number;
-  private currentMs: number;
-  private exponent = 0;
-  constructor(private readonly maximumMs: number) {
-    this.currentMs = this.minimumMs = Math.min(100, maximumMs);
-  }
-  nextDelayMs(foundMessagesSinceLastDelay: boolean): number {
-    if (foundMessagesSinceLastDelay) {
-      this.currentMs = this.minimumMs;
-      this.exponent = 1;
-    } else if (this.currentMs !== this.maximumMs) {
-      const jitter = 0.8 + Math.random() * 0.4;
-      const backoffMs =
-        this.minimumMs + (this.exponent > 0 ? jitter * 2 ** (this.exponent - 1) * this.minimumMs : 0);
-      this.currentMs = Math.min(backoffMs, this.maximumMs);
-      if (backoffMs < this.maximumMs) this.exponent++;
-    }
-    return this.currentMs;
-  }
+export function decodeQueueMessage(messageText: string): { ok: true; text: string } | { ok: false } {
+  const compact = messageText.replace(/[ \t\r\n]/g, "");
+  if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return { ok: false };
+  return { ok: true, text: Buffer.from(compact, "base64").toString("utf8") };
+}
+
+/**
+ * The binding data the real queue trigger sends with a message, as the host puts it on the wire:
+ * PascalCase names (the worker's library camel-cases them into context.triggerMetadata), numbers
+ * as JSON, the rest as text; dates in Newtonsoft's DateTimeOffset format, "2024-05-01T12:00:00+00:00".
+ */
+export function queueTriggerMetadata(item: ReceivedMessageItem): Record<string, RpcTypedData> {
+  const dates = {
+    ExpirationTime: item.expiresOn,
+    InsertionTime: item.insertedOn,
+    NextVisibleTime: item.nextVisibleOn,
+  };
+  return {
+    DequeueCount: { json: String(item.dequeueCount) },
+    Id: { string: item.messageId },
+    PopReceipt: { string: item.popReceipt },
+    ...Object.fromEntries(
+      Object.entries(dates).flatMap(([name, date]) =>
+        date ? [[name, { string: date.toISOString().replace(".000Z", "Z").replace(/Z$/, "+00:00") }]] : [],
+      ),
+    ),
+  };
 }
 
 /**
@@ -85,23 +92,21 @@ export function holdMessageLock(options: {
   onRenewalFailed(error: unknown, ownershipLost: boolean): void;
 }) {
   const { queue, messageId, lockSeconds, onRenewalFailed } = options;
-  const normalMs = (lockSeconds * 1000) / 2;
-  const deadlineMs = Math.min(options.storageDeadlineMs, normalMs);
+  const halfMs = (lockSeconds * 1000) / 2;
   const stopping = new AbortController();
   let popReceipt = options.popReceipt;
   let failures = 0;
-  const waitMs = () => Math.max(normalMs / (failures + 1), normalMs / 5);
   const renewing = (async () => {
+    const waitMs = () => Math.max(halfMs / (failures + 1), halfMs / 5);
     while (await delay(waitMs(), true, { signal: stopping.signal }).catch(() => false)) {
       try {
-        const call = { abortSignal: storageDeadline(deadlineMs) };
+        const call = { abortSignal: storageDeadline(Math.min(options.storageDeadlineMs, halfMs)) };
         const renewed = await queue.updateMessage(messageId, popReceipt, undefined, lockSeconds, call);
         popReceipt = renewed.popReceipt ?? popReceipt;
         failures = 0;
       } catch (error) {
-        const lost = isOwnershipLost(error);
-        onRenewalFailed(error, lost);
-        if (lost) return;
+        onRenewalFailed(error, isOwnershipLost(error));
+        if (isOwnershipLost(error)) return;
         failures++;
       }
     }
@@ -120,28 +125,14 @@ export function holdMessageLock(options: {
 /**
  * The local host's storage queue trigger, following the real one (WebJobs QueueListener and
  * QueueProcessor): batches of batchSize, the next once no more than newBatchThreshold run, back-off
- * while empty, retries after visibilityTimeout, `<queue>-poison` at maxDequeueCount. A message is
- * deleted only after its handler succeeds, so a process that dies mid-handler loses nothing: it
- * reappears when its lock expires. Resolves once both queues exist and polling has started.
+ * (doubling up to maxPollingInterval) while empty, retries after visibilityTimeout, `<queue>-poison`
+ * at maxDequeueCount. A message is deleted only after its handler succeeds, so a process that dies
+ * mid-handler loses nothing: it reappears when its lock expires. Resolves once both queues exist and
+ * polling has started.
  */
 export async function startQueueTrigger(options: QueueTriggerOptions): Promise<QueueTrigger> {
-  const { functionName, settings, handler } = options;
-  const lockSeconds = options.lockSeconds ?? 60;
+  const { functionName, settings, handler, lockSeconds = 60 } = options;
   const deadlineMs = options.storageDeadlineMs ?? STORAGE_CALL_DEADLINE_MS;
-  const { batchSize } = settings;
-  // The real host caps batchSize at the 32 messages a receive may take; a Node timer (so a deadline)
-  // keeps at most 2^31-1 ms; the lock is renewed every half of it, so below 1 s the timer would spin.
-  const problems = Object.entries({
-    "batchSize must be 1..32": Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 32,
-    "newBatchThreshold must be 0 or more":
-      Number.isInteger(settings.newBatchThreshold) && settings.newBatchThreshold >= 0,
-    "maxDequeueCount must be 1 or more":
-      Number.isInteger(settings.maxDequeueCount) && settings.maxDequeueCount >= 1,
-    "visibilityTimeout must not be negative": settings.visibilityTimeoutSeconds >= 0,
-    "lockSeconds must be 1 or more": lockSeconds >= 1,
-    "storageDeadlineMs must be 1..2147483647 milliseconds": deadlineMs >= 1 && deadlineMs <= 2 ** 31 - 1,
-  }).flatMap(([problem, ok]) => (ok ? [] : [problem]));
-  if (problems.length > 0) throw new Error(`queue trigger '${functionName}': ${problems.join("; ")}`);
   const log = options.log ?? consoleLogger;
   const say = (level: "warning" | "error", message: string) => log(level, functionName, message);
   const service = QueueServiceClient.fromConnectionString(options.connectionString);
@@ -154,10 +145,8 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
     const deadline = storageDeadline(deadlineMs);
     return { abortSignal: orStop ? AbortSignal.any([deadline, signal]) : deadline };
   };
-  const ensureQueues = async () => {
-    for (const client of [queue, poisonQueue]) await client.createIfNotExists(within(true));
-  };
-  await ensureQueues();
+  for (const client of [queue, poisonQueue]) await client.createIfNotExists(within(true));
+
   async function settle(messageId: string, popReceipt: string, visibleInSeconds?: number): Promise<void> {
     try {
       if (visibleInSeconds === undefined) await queue.deleteMessage(messageId, popReceipt, within());
@@ -168,14 +157,11 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
     }
   }
 
-  /** Copies the original text to `<queue>-poison` (re-created if deleted), then deletes the original. */
+  /** Copies the original text to `<queue>-poison` (created if missing, as the real one does), then deletes the original. */
   async function moveToPoisonQueue(item: ReceivedMessageItem, popReceipt: string, why: string) {
     say("warning", `Message ${item.messageId} ${why}. Moving message to queue '${poisonQueue.name}'.`);
-    await poisonQueue.sendMessage(item.messageText, within()).catch(async (error: unknown) => {
-      if (errorCode(error) !== "QueueNotFound") throw error;
-      await poisonQueue.createIfNotExists(within());
-      await poisonQueue.sendMessage(item.messageText, within());
-    });
+    await poisonQueue.createIfNotExists(within());
+    await poisonQueue.sendMessage(item.messageText, within());
     await settle(item.messageId, popReceipt);
   }
 
@@ -222,25 +208,23 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
   const inFlight = new Set<Promise<void>>();
   let wake = () => {};
   async function poll(): Promise<void> {
-    const backoff = new PollingBackoff(settings.maxPollingIntervalMs);
-    let found = false;
-    let queuesMayBeMissing = false;
     const batch = { numberOfMessages: settings.batchSize, visibilityTimeout: lockSeconds };
+    const shortestWaitMs = Math.min(100, settings.maxPollingIntervalMs);
+    let idleMs = shortestWaitMs;
     while (!signal.aborted) {
       let messages: ReceivedMessageItem[] = [];
       try {
-        if (queuesMayBeMissing) await ensureQueues();
-        queuesMayBeMissing = false;
         messages = (await queue.receiveMessages({ ...batch, ...within(true) })).receivedMessageItems;
       } catch (error) {
         if (signal.aborted) return;
         // Storage hiccups must not end the host: log, back off, poll again.
-        queuesMayBeMissing = errorCode(error) === "QueueNotFound";
         say("warning", `Polling queue '${queue.name}' failed: ${describeError(error)}`);
       }
       // An empty poll adds nothing, so the threshold wait below passes at once.
-      if (!messages.length) await delay(backoff.nextDelayMs(found), undefined, { signal }).catch(() => {});
-      found = messages.length > 0;
+      if (messages.length === 0) {
+        await delay(idleMs, undefined, { signal }).catch(() => {});
+        idleMs = Math.min(idleMs * 2, settings.maxPollingIntervalMs);
+      } else idleMs = shortestWaitMs;
       for (const item of messages) {
         const done: Promise<void> = processMessage(item).finally(() => {
           inFlight.delete(done);
@@ -255,22 +239,16 @@ export async function startQueueTrigger(options: QueueTriggerOptions): Promise<Q
     }
   }
 
-  const polling = poll().catch((error: unknown) => {
-    log("critical", functionName, `Queue trigger stopped polling '${queue.name}': ${describeError(error)}`);
-  });
+  const polling = poll();
   async function drainAndStop(): Promise<void> {
     stopping.abort();
     wake();
     await polling;
-    const timeout = new AbortController();
-    const gaveUp = await Promise.race([
-      Promise.all(inFlight).then(() => false),
-      delay((options.stopTimeoutSeconds ?? 30) * 1000, true, { signal: timeout.signal }).catch(() => false),
-    ]);
-    timeout.abort();
-    if (!gaveUp) return;
-    const running = `${inFlight.size} handler(s) still running`;
-    say("warning", `Stopped with ${running}; their messages reappear when their locks expire.`);
+    // Unreferenced, so a drained trigger's wait keeps no process alive.
+    const waitMs = (options.stopTimeoutSeconds ?? 30) * 1000;
+    const drained = Promise.all(inFlight).then(() => true);
+    if (await Promise.race([drained, delay(waitMs, false, { ref: false })])) return;
+    say("warning", `Stopped with ${inFlight.size} handler(s) still running; their locks are left to lapse.`);
     // As if the process had died: stop renewing so the messages become visible to the next host.
     await Promise.all([...activeLocks].map((lock) => lock.stop()));
   }

@@ -1,17 +1,11 @@
 import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
-import { type CommandSpec, commandLine, exitCodeOf } from "./cli-options";
+import { type ParsedLine, type SmallCommand, wholeNumberOption } from "../client/cli/args";
 import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
-import { stackOrGivenValue } from "./running-stack";
-import { describeFailure, StartupError } from "./startup-error";
+import { runHelper } from "./helper-command";
+import { runningStack } from "./running-stack";
+import { StartupError } from "./startup-error";
 
-/**
- * `npm run receive -- [topic] [subscription] [--count N] [--timeout S]`: prints each message that
- * arrives on a topic's subscription (and completes it), until Ctrl+C, N messages, or S seconds.
- * The connection is the Service Bus stand-in of the stack `npm start` runs (SERVICEBUS_CONNECTION
- * in `.local/local.env`, whatever port it took; refused when no stack runs), or a namespace of
- * your own: SERVICEBUS_CONNECTION in the environment naming a host other than loopback.
- */
-const COMMAND = {
+const COMMAND: SmallCommand = {
   command: "npm run receive",
   summary:
     "Prints each message that arrives on a topic's subscription of the running stack's Service Bus stand-in\n(or SERVICEBUS_CONNECTION's namespace), and completes it, until Ctrl+C, --count or --timeout.",
@@ -19,29 +13,31 @@ const COMMAND = {
     { name: "topic", description: `the topic (default ${EXAMPLE_TOPIC})` },
     { name: "subscription", description: `its subscription (default ${EXAMPLE_SUBSCRIPTION})` },
   ],
-  numbers: {
-    count: { placeholder: "N", description: "stop after N messages; fails if fewer arrive" },
-    timeout: { placeholder: "SECONDS", description: "stop after SECONDS seconds" },
-  },
+  options: [
+    { name: "count", type: "string", value: "N", description: "stop after N messages; fails if fewer come" },
+    { name: "timeout", type: "string", value: "SECONDS", description: "stop after SECONDS seconds" },
+  ],
   examples: [
     "npm run receive -- --count 1 --timeout 5",
     `npm run receive -- ${EXAMPLE_TOPIC} ${EXAMPLE_SUBSCRIPTION}`,
   ],
-} satisfies CommandSpec<"count" | "timeout", never>;
+};
 
-/** The host of `Endpoint=sb://host[:port]/`, if the connection string has one. */
-function serviceBusHost(connection: string): string | undefined {
-  const endpoint = /(?:^|;)\s*Endpoint\s*=\s*sb:\/\/([^/;]+)/i.exec(connection)?.[1];
-  return endpoint === undefined || !URL.canParse(`sb://${endpoint}`)
-    ? undefined
-    : new URL(`sb://${endpoint}`).hostname;
-}
-
+/**
+ * SERVICEBUS_CONNECTION from the environment when it names a host other than loopback (a namespace
+ * of your own); else the running stack's: a loopback one is a local stack's, maybe one since
+ * stopped or moved, so the file's wins.
+ */
 async function connectionString(): Promise<string> {
-  const { value, stack } = await stackOrGivenValue("SERVICEBUS_CONNECTION", serviceBusHost);
+  const given = process.env.SERVICEBUS_CONNECTION?.trim() ?? "";
+  const endpoint = /(?:^|;)\s*Endpoint\s*=\s*sb:\/\/([^/;]+)/i.exec(given)?.[1] ?? "";
+  const host = URL.canParse(`sb://${endpoint}`) ? new URL(`sb://${endpoint}`).hostname.toLowerCase() : "";
+  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(host);
+  const stack = given === "" || loopback ? await runningStack() : undefined;
+  const value = stack ? stack.values.SERVICEBUS_CONNECTION : given;
   if (value === undefined) {
     throw new StartupError(
-      `${stack?.file ?? "The environment"} has no SERVICEBUS_CONNECTION: restart the stack (Ctrl+C, then npm start), or set SERVICEBUS_CONNECTION to a connection string of your namespace.`,
+      `${stack?.file} has no SERVICEBUS_CONNECTION: restart the stack (Ctrl+C, then npm start), or set SERVICEBUS_CONNECTION to a connection string of your namespace.`,
     );
   }
   // The topic is named on the command line; an EntityPath naming another one would be refused.
@@ -51,22 +47,18 @@ async function connectionString(): Promise<string> {
     .join(";");
 }
 
-function bodyText(body: unknown): string {
-  if (Buffer.isBuffer(body)) return body.toString("utf8");
-  return typeof body === "string" ? body : JSON.stringify(body);
+function print({ messageId, contentType, applicationProperties, body }: ServiceBusReceivedMessage): void {
+  const text = Buffer.isBuffer(body) ? String(body) : typeof body === "string" ? body : JSON.stringify(body);
+  console.log(`message ${String(messageId)}`);
+  console.log(`  contentType  ${contentType ?? "-"}`);
+  console.log(`  properties   ${JSON.stringify(applicationProperties ?? {})}`);
+  console.log(`  body         ${text}`);
 }
 
-function print(message: ServiceBusReceivedMessage): void {
-  console.log(`message ${String(message.messageId)}`);
-  console.log(`  contentType  ${message.contentType ?? "-"}`);
-  console.log(`  properties   ${JSON.stringify(message.applicationProperties ?? {})}`);
-  console.log(`  body         ${bodyText(message.body)}`);
-}
-
-async function main(): Promise<void> {
-  const { positionals, numbers } = commandLine(COMMAND);
+async function main({ positionals, values }: ParsedLine): Promise<void> {
   const [topic = EXAMPLE_TOPIC, subscription = EXAMPLE_SUBSCRIPTION] = positionals;
-  const { count, timeout } = numbers;
+  const count = wholeNumberOption(values, "count");
+  const timeout = wholeNumberOption(values, "timeout");
   const deadline = timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeout * 1000;
 
   const client = new ServiceBusClient(await connectionString());
@@ -96,13 +88,8 @@ async function main(): Promise<void> {
     await client.close();
   }
   console.log(`${received} message${received === 1 ? "" : "s"} received.`);
-  if (count !== undefined && received < count) {
-    console.error(`Expected ${count} within ${timeout} s.`);
-    process.exitCode = 1;
-  }
+  if (count !== undefined && received < count)
+    throw new StartupError(`Expected ${count} within ${timeout} s.`);
 }
 
-main().catch((error: unknown) => {
-  console.error(describeFailure(error));
-  process.exitCode = exitCodeOf(error);
-});
+runHelper(COMMAND, main);

@@ -1,25 +1,19 @@
-import { type CommandSpec, commandLine } from "./cli-options";
+import type { SmallCommand } from "../client/cli/args";
+import { runHelper } from "./helper-command";
 import { localEnvFile } from "./local-env-file";
 import { displayPath } from "./local-paths";
 import { rotateLocalSecretsKey } from "./local-secrets-key";
 import { loadLocalSettings } from "./local-settings";
 import { answersHttp, stackRecord } from "./running-stack";
-import { describeFailure } from "./startup-error";
 
-/**
- * `npm run rotate-key`: a new key for endpoint secrets, the old one kept as a previous key, so the
- * next `npm start` seals with the new key and still opens every stored endpoint. Files only, so it
- * works with the stack stopped too; a running stack keeps the old key until it restarts.
- */
-const COMMAND = {
+const COMMAND: SmallCommand = {
   command: "npm run rotate-key",
   summary:
     "Writes a new local key for endpoint secrets and keeps the old one as a previous key: the next\n`npm start` seals with the new key and still opens every stored endpoint. Works with the stack stopped.",
   examples: ["npm run rotate-key"],
-} satisfies CommandSpec<never, never>;
+};
 
 async function main(): Promise<void> {
-  commandLine(COMMAND);
   const { values } = loadLocalSettings(process.env);
   const { file, previousFile, previous } = rotateLocalSecretsKey(values);
   const stack = stackRecord(values);
@@ -42,7 +36,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(describeFailure(error));
-  process.exitCode = 1;
-});
+runHelper(COMMAND, main);

@@ -8,16 +8,7 @@ export type MatchResult<T> =
   | { kind: "matched"; match: { route: T; params: Record<string, string> } }
   | { kind: "not-found" };
 
-interface CompiledRoute<T> {
-  route: T;
-  segments: ({ literal: string } | { param: string })[];
-  /** How many segments are literal: the more, the more specific the route. */
-  literals: number;
-}
-
-function splitPath(pathname: string): string[] {
-  return pathname.split("/").filter((segment) => segment.length > 0);
-}
+type Segment = { literal: string } | { param: string };
 
 /**
  * Matches request paths against Functions route templates the way the host does: literal
@@ -27,19 +18,20 @@ function splitPath(pathname: string): string[] {
  * Paths come here with their dot segments resolved (dev/local-host.ts).
  */
 export class RouteMatcher<T extends MatchableRoute> {
-  private readonly routes: CompiledRoute<T>[];
+  private readonly routes: { route: T; segments: Segment[] }[];
 
   constructor(routes: readonly T[], routePrefix: string) {
-    const prefix = splitPath(routePrefix);
+    const literals = (segments: Segment[]) => segments.filter((segment) => "literal" in segment).length;
     this.routes = routes
       .map((route) => {
-        const segments = [...prefix, ...splitPath(route.route)].map((segment) => {
-          const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
-          return param ? { param: param[1] as string } : { literal: segment.toLowerCase() };
+        const parts = `${routePrefix}/${route.route}`.split("/").filter((part) => part.length > 0);
+        const segments = parts.map((part): Segment => {
+          const param = /^\{([A-Za-z0-9_]+)\}$/.exec(part)?.[1];
+          return param ? { param } : { literal: part.toLowerCase() };
         });
-        return { route, segments, literals: segments.filter((segment) => "literal" in segment).length };
+        return { route, segments };
       })
-      .sort((a, b) => b.literals - a.literals);
+      .sort((a, b) => literals(b.segments) - literals(a.segments));
   }
 
   match(method: string, pathname: string): MatchResult<T> {
@@ -55,13 +47,12 @@ export class RouteMatcher<T extends MatchableRoute> {
     for (const { route, segments: parts } of this.routes) {
       if (parts.length !== segments.length || !route.methods.includes(method)) continue;
       const params: Record<string, string> = {};
-      const matches = parts.every((part, index) => {
+      const fits = parts.every((part, index) => {
         const segment = segments[index] as string;
-        if ("literal" in part) return part.literal === segment.toLowerCase();
-        params[part.param] = segment;
-        return true;
+        if ("param" in part) params[part.param] = segment;
+        return "param" in part || part.literal === segment.toLowerCase();
       });
-      if (matches) return { kind: "matched", match: { route, params } };
+      if (fits) return { kind: "matched", match: { route, params } };
     }
     return { kind: "not-found" };
   }

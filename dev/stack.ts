@@ -1,14 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
-import { loadConfig } from "../src/config";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type AppConfig, loadConfig } from "../src/config";
+import { ensureContainers } from "../src/store/containers";
+import { createCosmosClient } from "../src/store/cosmos-client";
 import { describeExit } from "./child-lifecycle";
-import { ensureDatabase } from "./ensure-database";
 import type { HostLogger } from "./host-logger";
 import { projectRoot } from "./local-paths";
 import type { Settings } from "./local-settings";
-import { assertPortsFree, freePort, PortInUseError } from "./ports";
+import { extraCaCertsFile, loadOrCreateLocalTls } from "./local-tls";
+import { assertPortsFree, freePorts } from "./ports";
 import { DEFAULT_PORTS, type PortVariable, planStack } from "./stack-plan";
-import type { OpenIdIssuer } from "./stand-ins/openid-issuer";
+import { startManagedIdentityEndpoint } from "./stand-ins/managed-identity/server";
+import { type OpenIdIssuer, startOpenIdIssuer } from "./stand-ins/openid-issuer";
 import { StartupError } from "./startup-error";
 
 /**
@@ -16,16 +20,16 @@ import { StartupError } from "./startup-error";
  * for every backing service the settings do not configure, and the local Functions host.
  */
 export interface StackOptions {
-  /** "planned": the settings' ports or the defaults, checked free first; "free": free ports for the unset ones. */
-  ports: "planned" | "free";
-  /** Keep data in LOCAL_DATA_DIR; otherwise in memory only (LOCAL_DATA_IN_MEMORY=true), nothing left behind. */
+  /**
+   * `npm start`'s stack: the settings' ports or the defaults (checked free first), data kept in
+   * LOCAL_DATA_DIR, every child's output shown. Otherwise a throw-away one: free ports for the
+   * unset, in memory only (LOCAL_DATA_IN_MEMORY=true), only the children's errors shown.
+   */
   persistent: boolean;
-  cosmos: "child" | "in-process";
-  serviceBus: "child" | "none";
-  host: "child" | "none";
+  /** The Functions host and what only it uses (Service Bus, managed identity, issuer); false: storage and Cosmos DB alone. */
+  host: boolean;
   /** Where the host's log lines go (over IPC) instead of its output: the bench and the load run count them. */
   hostLog?: HostLogger;
-  childOutput: "all" | "errors";
   /** A child that exits on its own once started; by default a line on stderr. */
   onUnexpectedExit?: (name: string, how: string) => void;
 }
@@ -47,117 +51,108 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/** Creates the database and containers the service expects, in whichever Cosmos DB is configured. */
+export async function ensureDatabase(config: AppConfig): Promise<void> {
+  const client = createCosmosClient(config);
+  try {
+    await ensureContainers(client, config.COSMOS_DATABASE);
+  } catch (error) {
+    const reason = String((error as Error).message ?? error).split("\n")[0];
+    throw new StartupError(
+      `Could not create the database ${config.COSMOS_DATABASE} and its containers at ${config.COSMOS_ENDPOINT}: ${reason}`,
+    );
+  } finally {
+    client.dispose();
+  }
+}
+
 /** Polls GET /health until it answers 200: every dependency of the host answers too. */
-async function waitForHealthy(baseUrl: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+async function waitForHealthy(baseUrl: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
   let last = "no answer";
   while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(10_000) });
-      if (response.status === 200) return;
-      last = `${response.status} ${await response.text()}`;
-    } catch (error) {
-      last = (error as Error).message;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    const answer = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(10_000) }).then(
+      async (response) => (response.status === 200 ? "" : `${response.status} ${await response.text()}`),
+      (error: Error) => error.message,
+    );
+    if (answer === "") return;
+    last = answer;
+    await sleep(250);
   }
   throw new StartupError(
-    `The Functions host did not answer GET /health with 200 within ${timeoutMs / 1000} s (last answer: ${last}).`,
+    `The Functions host did not answer GET /health with 200 within ${READY_TIMEOUT_MS / 1000} s (last answer: ${last}).`,
   );
 }
 
 /**
  * A local stack, started once and stopped once. stop() may come at any time, also during start():
  * what has started stops (last started first, so the host before the stand-ins), and start() fails.
+ * Should this process exit without stop(), the children are killed with it.
  */
 export class LocalStack {
   private readonly children: Child[] = [];
   /** In-process parts, stopped after the children, last first. */
   private readonly closers: { name: string; close: () => Promise<void> }[] = [];
   private stopping: Promise<StopOutcome[]> | undefined;
+  private readonly killAll = () => {
+    for (const { process: child } of this.children) {
+      if (child.exitCode === null && child.signalCode === null) signalGroup(child, "SIGKILL");
+    }
+  };
 
   constructor(private readonly options: StackOptions) {}
 
   async start(input: Settings) {
-    const { options } = this;
+    const { persistent, host, hostLog } = this.options;
+    process.on("exit", this.killAll);
     const settings: Settings = { ...input };
-    if (!options.persistent) settings.LOCAL_DATA_IN_MEMORY = "true";
-    if (options.ports === "free") {
-      const ports = new Set<number>();
-      const unset = PORT_VARIABLES.filter((variable) => !settings[variable]);
-      while (ports.size < unset.length) ports.add(await freePort());
-      for (const [index, port] of [...ports].entries()) settings[unset[index] as string] = String(port);
+    if (!persistent) {
+      settings.LOCAL_DATA_IN_MEMORY = "true";
+      Object.assign(settings, await freePorts(PORT_VARIABLES.filter((variable) => !settings[variable])));
     }
     const plan = planStack(settings);
-    const { persistent } = options;
-    const host = options.host === "child";
-    const serviceBus = options.serviceBus === "child";
     // Everything is known before anything starts: a bad setting or a busy port costs no start-up.
     const config = host ? loadConfig(plan.settings) : undefined;
-    if (options.ports === "planned") {
-      const idle = new Set<PortVariable>();
-      if (!host) idle.add("PORT").add("ISSUER_PORT");
-      if (!serviceBus) idle.add("SERVICEBUS_PORT").add("SERVICEBUS_TLS_PORT");
-      if (!host && !serviceBus) idle.add("IDENTITY_PORT");
-      await assertPortsFree(plan.ports.filter(({ variable }) => !idle.has(variable)));
+    if (persistent) {
+      await assertPortsFree(plan.ports.filter(({ variable }) => host || /^(AZURITE|COSMOS)_/.test(variable)));
     }
 
     // Made (or checked) once here, so the children that serve TLS only read it.
-    const localTls = require("./local-tls") as typeof import("./local-tls");
-    const tls = await localTls.loadOrCreateLocalTls();
-    if (plan.identity.inheritedCaFile !== undefined)
-      localTls.writeCaBundle(tls, plan.identity.inheritedCaFile);
+    const tls = await loadOrCreateLocalTls();
+    plan.settings.NODE_EXTRA_CA_CERTS = extraCaCertsFile(tls, plan.settings.NODE_EXTRA_CA_CERTS);
     // Before Service Bus: its $cbs checks tokens against this stand-in's key set.
-    if (host || serviceBus) {
-      const { startManagedIdentityEndpoint } =
-        require("./stand-ins/managed-identity/server") as typeof import("./stand-ins/managed-identity/server");
+    if (host) {
       const { port, header, keyFile } = plan.identity;
-      await this.inProcess("Managed identity stand-in", "IDENTITY_PORT", port, () =>
+      await this.inProcess("Managed identity stand-in", () =>
         startManagedIdentityEndpoint({ port, header, ...(persistent && { keyFile }) }),
       );
     }
     if (plan.azurite) await this.child("Azurite", "azurite-main.js", plan.settings, 10_000);
-    if (plan.cosmos && options.cosmos === "child") {
-      await this.child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 10_000);
-    } else if (plan.cosmos) {
-      const { startCosmosServer } =
-        require("./stand-ins/cosmos-server") as typeof import("./stand-ins/cosmos-server");
-      const { port } = plan.cosmos;
-      await this.inProcess("Cosmos DB server", "COSMOS_PORT", port, () => startCosmosServer(port));
-    }
-    if (serviceBus) {
+    if (plan.cosmos) await this.child("Cosmos DB server", "cosmos-server-main.js", plan.settings, 10_000);
+    let issuer: OpenIdIssuer | undefined;
+    if (config) {
       const script = path.join("stand-ins", "service-bus", "main.js");
       await this.child("Service Bus stand-in", script, plan.settings, 10_000);
-    }
-    let issuer: OpenIdIssuer | undefined;
-    if (plan.issuer && host) {
-      const { startOpenIdIssuer } =
-        require("./stand-ins/openid-issuer") as typeof import("./stand-ins/openid-issuer");
-      const { port, tenantId, keyFile } = plan.issuer;
-      issuer = await this.inProcess("OpenID issuer", "ISSUER_PORT", port, () =>
-        startOpenIdIssuer({ port, tenantId, ...(persistent && { keyFile }) }),
-      );
-    }
-    if (config) {
+      if (plan.issuer) {
+        const { port, keyFile } = plan.issuer;
+        issuer = await this.inProcess("OpenID issuer", () =>
+          startOpenIdIssuer({ port, ...(persistent && { keyFile }) }),
+        );
+      }
       this.assertRunning();
       await ensureDatabase(config);
-      const { hostLog } = options;
       const hostSettings = hostLog ? { ...plan.settings, LOCAL_HOST_LOG: "ipc" } : plan.settings;
       // Its queue triggers wait up to 30 s for running handlers on the way down.
       await this.child("Functions host", "local-host-main.js", hostSettings, 35_000, (message) => {
         const line = (message as { log?: { level: never; functionName: string; message: string } }).log;
         if (line && hostLog) hostLog(line.level, line.functionName, line.message);
       });
-      await waitForHealthy(plan.host.url, READY_TIMEOUT_MS);
+      await waitForHealthy(plan.host.url);
     }
     this.assertRunning();
     return {
       plan,
       baseUrl: plan.host.url,
-      cosmosEndpoint: plan.settings.COSMOS_ENDPOINT as string,
-      storageConnectionString: plan.settings.AzureWebJobsStorage as string,
-      blobEndpoint: plan.azurite?.blobEndpoint,
-      blobTlsEndpoint: plan.azurite?.blobTlsEndpoint,
       /** The Service Bus stand-in's connection string, with `EntityPath` when given. */
       serviceBusConnectionString: (entityPath?: string) =>
         plan.serviceBus.connectionString.replace(
@@ -175,27 +170,17 @@ export class LocalStack {
       // Kept listed until all have stopped: killAll() is the last resort meanwhile.
       for (const child of [...this.children].reverse()) outcomes.push(await stopChild(child));
       this.children.length = 0;
+      process.off("exit", this.killAll);
       for (const { name, close } of this.closers.splice(0).reverse()) {
-        const failure = await close().then(
-          () => undefined,
-          (error: Error) => error.message,
+        const outcome = await close().then(
+          () => ({ name, clean: true, description: "stopped" }),
+          (error: Error) => ({ name, clean: false, description: `failed while stopping: ${error.message}` }),
         );
-        outcomes.push({
-          name,
-          clean: !failure,
-          description: failure ? `failed while stopping: ${failure}` : "stopped",
-        });
+        outcomes.push(outcome);
       }
       return outcomes;
     })();
     return this.stopping;
-  }
-
-  /** Last resort when this process is exiting abruptly: no goodbyes, just no orphans. */
-  killAll(): void {
-    for (const { process: child } of this.children) {
-      if (child.exitCode === null && child.signalCode === null) signalGroup(child, "SIGKILL");
-    }
   }
 
   private assertRunning(): void {
@@ -205,14 +190,10 @@ export class LocalStack {
   /** A part in this process (small, nothing on disk but its key); closed again if stop() came meanwhile. */
   private async inProcess<T extends { close(): Promise<void> }>(
     name: string,
-    variable: PortVariable,
-    port: number,
     start: () => Promise<T>,
   ): Promise<T> {
     this.assertRunning();
-    const started = await start().catch((error: NodeJS.ErrnoException) => {
-      throw error.code === "EADDRINUSE" ? new PortInUseError([{ port, variable }]) : error;
-    });
+    const started = await start();
     if (this.stopping) {
       await started.close();
       this.assertRunning();
@@ -237,7 +218,7 @@ export class LocalStack {
     // launcher is gone.
     const child = spawn(process.execPath, [path.join(devDir, script)], {
       env: { ...process.env, ...settings },
-      stdio: ["ignore", this.options.childOutput === "errors" ? "ignore" : "inherit", "inherit", "ipc"],
+      stdio: ["ignore", this.options.persistent ? "inherit" : "ignore", "inherit", "ipc"],
       detached: true,
     });
     const exited = new Promise<string>((resolve) => {
@@ -245,11 +226,10 @@ export class LocalStack {
       child.once("error", (error) => resolve(`failure to start: ${error.message}`));
     });
     this.children.push({ name, process: child, exited, stopTimeoutMs });
-    let ready = false;
     const onExit =
       this.options.onUnexpectedExit ?? ((n, how) => console.error(`${n} stopped unexpectedly (${how}).`));
-    void exited.then((how) => ready && !this.stopping && onExit(name, how));
     return new Promise<void>((resolve, reject) => {
+      let ready = false;
       const timer = setTimeout(
         () => reject(new StartupError(`${name} did not start within ${READY_TIMEOUT_MS / 1000} s.`)),
         READY_TIMEOUT_MS,
@@ -263,6 +243,7 @@ export class LocalStack {
       void exited.then((how) => {
         clearTimeout(timer);
         if (!ready) reject(new StartupError(`${name} stopped while starting (${how}).`));
+        else if (!this.stopping) onExit(name, how);
       });
     });
   }
@@ -275,11 +256,8 @@ async function stopChild({ name, process: child, exited, stopTimeoutMs }: Child)
   if (dead) signalGroup(child, "SIGTERM");
   else child.kill("SIGTERM");
   const deadline = Date.now() + stopTimeoutMs;
-  let killed = false;
-  while (!killed && signalGroup(child, 0)) {
-    if (Date.now() > deadline) killed = signalGroup(child, "SIGKILL") || true;
-    else await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  while (signalGroup(child, 0) && Date.now() <= deadline) await sleep(50);
+  const killed = signalGroup(child, "SIGKILL");
   const how = await exited;
   if (dead) return { name, clean: false, description: `had already stopped (${how})` };
   if (killed)
@@ -291,22 +269,16 @@ async function stopChild({ name, process: child, exited, stopTimeoutMs }: Child)
   return { name, clean: how === "exit code 0", description: `stopped (${how})` };
 }
 
-/**
- * A stack for a caller without signal handling of its own (tests, bench, load): a failed start
- * stops what did start, and should this process exit without stop(), the children die with it.
- */
+/** A stack for a caller without signal handling of its own (tests, bench, load): a failed start stops what did start. */
 export async function startStack(
   settings: Settings,
   options: StackOptions,
 ): Promise<RunningStack & { stop(): Promise<StopOutcome[]> }> {
   const stack = new LocalStack(options);
-  const killOnExit = () => stack.killAll();
-  process.on("exit", killOnExit);
-  const stop = () => stack.stop().finally(() => process.off("exit", killOnExit));
   try {
-    return { ...(await stack.start(settings)), stop };
+    return { ...(await stack.start(settings)), stop: () => stack.stop() };
   } catch (error) {
-    await stop();
+    await stack.stop();
     throw error;
   }
 }

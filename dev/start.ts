@@ -2,7 +2,6 @@ import { writeLocalEnvFile } from "./local-env-file";
 import { ensureLocalSecretsKey } from "./local-secrets-key";
 import { loadLocalSettings } from "./local-settings";
 import { DEVELOPER_TOKEN_HOURS } from "./local-token";
-import { watchParent } from "./parent-watch";
 import { LocalStack } from "./stack";
 import { ensureHttpsDeadLetterContainer } from "./stand-ins/azurite-https";
 import { LOCAL_DEAD_LETTER_CONTAINER, localDeadLetterSasUrl } from "./stand-ins/dead-letter-sas";
@@ -16,12 +15,8 @@ import { formatSummary } from "./summary";
  * all of them stop if one dies.
  */
 const stack = new LocalStack({
-  ports: "planned",
   persistent: true,
-  cosmos: "child",
-  serviceBus: "child",
-  host: "child",
-  childOutput: "all",
+  host: true,
   onUnexpectedExit: (name, how) =>
     void shutdown(1, `${name} stopped unexpectedly (${how}); stopping the others.`),
 });
@@ -60,11 +55,14 @@ async function run(): Promise<void> {
 
 process.on("SIGINT", () => void shutdown(0, "Stopping the local stack..."));
 process.on("SIGTERM", () => void shutdown(0, "Stopping the local stack..."));
-watchParent(
-  () => void shutdown(0, "The process that started the launcher is gone; stopping the local stack..."),
-);
+// `npm start` runs this under `sh -c`: `kill -TERM <npm pid>` ends npm and the shell but never
+// reaches this process, which would keep the stack running with no one to stop it. A re-parented
+// process has a new ppid.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent)
+    void shutdown(0, "The process that started the launcher is gone; stopping the local stack...");
+}, 1000).unref();
 process.on("uncaughtException", (error) => void shutdown(1, describeFailure(error)));
-// Last resort if the launcher exits some other way: no child may outlive it.
-process.on("exit", () => stack.killAll());
 
 run().catch((error: unknown) => shutdown(1, describeFailure(error)));

@@ -1,9 +1,8 @@
 import * as path from "node:path";
-import { assessmentId } from "../src/assessments/assessment-path";
+import { profileExamples } from "../src/profiles/profile-examples";
 import { EXAMPLE_SUBSCRIPTION, EXAMPLE_TOPIC } from "./example-topic";
 import { displayPath } from "./local-paths";
 import type { LocalSecretsKey } from "./local-secrets-key";
-import { SAMPLE_ASSESSMENTS } from "./seed/sample-assessments";
 import type { StackPlan } from "./stack-plan";
 import { LOCAL_DEAD_LETTER_CONTAINER } from "./stand-ins/dead-letter-sas";
 import {
@@ -12,53 +11,21 @@ import {
   type LocalManagedIdentity,
   SYSTEM_ASSIGNED,
 } from "./stand-ins/managed-identity/identities";
+import { DEVELOPER_OBJECT_ID } from "./stand-ins/openid/principals";
 
 /** Quotes a value for a POSIX shell so a printed command works when pasted. */
 export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** How an example names its caller: the function key (AUTH_MODE=keys), or a token in a shell variable (too long to print). */
-export type Caller = { functionKey: string } | { tokenVariable: string };
-
-export function exampleCaller(plan: StackPlan): Caller {
+/** The header an example calls with: the function key (AUTH_MODE=keys), or $TOKEN (too long to print). */
+export function exampleCallerHeader(plan: StackPlan): string {
   return plan.settings.AUTH_MODE === "keys"
-    ? { functionKey: plan.host.functionKey }
-    : { tokenVariable: "TOKEN" };
+    ? `-H ${shellQuote(`x-functions-key: ${plan.host.functionKey}`)}`
+    : `-H "Authorization: Bearer $TOKEN"`;
 }
 
-function callerHeader(caller: Caller): string {
-  return "functionKey" in caller
-    ? `-H ${shellQuote(`x-functions-key: ${caller.functionKey}`)}`
-    : `-H "Authorization: Bearer $${caller.tokenVariable}"`;
-}
-
-/** A profile PUT that works as printed. */
-export function curlExample(hostUrl: string, caller: Caller): string {
-  const content = JSON.stringify({
-    AllowDBUserOverride: "1",
-    Client_ID: "ExampleClientID",
-    App_ID: "example",
-  });
-  return [
-    "curl -X PUT",
-    shellQuote(`${hostUrl}/authenticationProfiles/example`),
-    callerHeader(caller),
-    `-H ${shellQuote("Content-Type: application/json")}`,
-    `-d ${shellQuote(JSON.stringify({ authenticationProfileContent: content }))}`,
-  ].join(" ");
-}
-
-/** A lookup of the first sample assessment (`npm run seed` loads it). */
-export function assessmentLookupExample(hostUrl: string, caller: Caller): string {
-  const first = SAMPLE_ASSESSMENTS[0];
-  const url = first ? `${hostUrl}${assessmentId(first.path)}?api-version=2023-09-09-preview` : hostUrl;
-  return ["curl", shellQuote(url), callerHeader(caller)].join(" ");
-}
-
-function table(rows: [string, string][]): string[] {
-  return rows.map(([label, value]) => `  ${label.padEnd(15)}  ${value}`);
-}
+const table = (rows: [string, string][]) => rows.map(([label, value]) => `  ${label.padEnd(15)}  ${value}`);
 
 function secretsKeySource({ file, generated, previous }: LocalSecretsKey): string {
   if (file === undefined) return "SECRETS_ENCRYPTION_KEY from the settings";
@@ -69,14 +36,13 @@ function secretsKeySource({ file, generated, previous }: LocalSecretsKey): strin
 }
 
 /** Who may call: the local keys, or tokens and where they come from. */
-function callerLines(plan: StackPlan, envFile: string | undefined): string[] {
-  const { issuer, settings } = plan;
+function callerLines({ issuer, settings, host }: StackPlan, envFile: string | undefined): string[] {
   if (settings.AUTH_MODE === "keys") {
     return [
       "Local keys (AUTH_MODE=keys; x-functions-key header or ?code=):",
       ...table([
-        ["function key", plan.host.functionKey],
-        ["master key", plan.host.masterKey],
+        ["function key", host.functionKey],
+        ["master key", host.masterKey],
       ]),
     ];
   }
@@ -90,10 +56,9 @@ function callerLines(plan: StackPlan, envFile: string | undefined): string[] {
   return [
     "Callers need a bearer token (AUTH_MODE=entra); the local OpenID issuer makes them:",
     ...table([
-      ["issuer", issuer.authority],
-      ["developer", `${issuer.developerObjectId}${admin}`],
-      ["token", `TOKEN${tokenFile}, the developer's, for 8 h; renew it with \`npm run token\``],
-      ["other callers", "npm run -s token -- <name> [--app] [--hours N]   (prints a token)"],
+      ["issuer", `${issuer.authority} (key ${displayPath(issuer.keyFile)})`],
+      ["developer", `${DEVELOPER_OBJECT_ID}${admin}`],
+      ["token", `TOKEN${tokenFile}, the developer's, for 8 h; \`npm run -s token -- [name]\` makes more`],
     ]),
   ];
 }
@@ -103,7 +68,7 @@ function identityLine(identity: LocalManagedIdentity, role: string): [string, st
   return [identity.kind, `${name} (principal ${identity.principalId}; ${role})`];
 }
 
-/** What runs where, the local keys (local dev keys: printing them is the point) and requests to try. */
+/** What runs where, the local keys (local dev keys: printing them is the point) and a request to try. */
 export function formatSummary(
   plan: StackPlan,
   settingsFile: string | undefined,
@@ -111,31 +76,23 @@ export function formatSummary(
   deadLetterUrl?: string,
   envFile?: string,
 ): string {
-  const { azurite, cosmos, serviceBus, issuer } = plan;
-  const storage = "configured (AzureWebJobsStorage)";
+  const { azurite, cosmos, serviceBus } = plan;
   const keeping =
     plan.settings.LOCAL_DATA_IN_MEMORY === "true"
       ? "in memory only, LOCAL_DATA_IN_MEMORY=true: gone when it stops"
       : `every write kept on disk under ${displayPath(path.dirname(cosmos?.snapshotFile ?? ""))}/ before it is answered`;
-  const caller = exampleCaller(plan);
+  const database = cosmos
+    ? `${cosmos.endpoint} (${keeping})`
+    : `configured (${plan.settings.COSMOS_ENDPOINT})`;
+  const profile = `${plan.host.url}/authenticationProfiles/${profileExamples.resource.id}`;
   return [
     "",
     "Local stack is running. Ctrl+C stops it.",
     ...table([
       ["Functions host", plan.host.url],
-      ["Azurite blob", azurite?.blobEndpoint ?? storage],
-      ["Azurite queue", azurite?.queueEndpoint ?? storage],
-      ["Azurite data", azurite?.dataDir ?? "-"],
-      [
-        "Cosmos DB",
-        cosmos ? `${cosmos.endpoint} (${keeping})` : `configured (${plan.settings.COSMOS_ENDPOINT})`,
-      ],
-      ["Cosmos snapshot", cosmos?.snapshotFile ?? "-"],
-      [
-        "Service Bus",
-        `sb://127.0.0.1:${serviceBus.port}/, AMQPS sb://localhost:${serviceBus.tlsPort}/ (stand-in, in memory)`,
-      ],
-      ["OpenID issuer", issuer ? `${issuer.authority} (key ${displayPath(issuer.keyFile)})` : "-"],
+      ["Azurite", azurite ? `blob ${azurite.blobEndpoint}, queue ${azurite.queueEndpoint}` : "configured"],
+      ["Cosmos DB", database],
+      ["Service Bus", `sb://127.0.0.1:${serviceBus.port}/ (in memory)`],
       ["Settings from", settingsFile ?? "the environment only"],
       ["Secrets key", secretsKeySource(secretsKey)],
     ]),
@@ -144,16 +101,9 @@ export function formatSummary(
     ...table([
       ["connection", serviceBus.connectionString],
       ["dead letters", deadLetterUrl ?? "- (storage is configured: use a SAS URL of your own account)"],
-    ]),
-    "Identity-based endpoints (managed identity stand-in; AMQPS and HTTPS with the local certificate):",
-    ...table([
+      // Identity-based endpoints: AMQPS and HTTPS with the local certificate.
       ["endpointUri", `sb://localhost:${serviceBus.tlsPort}`],
-      [
-        "deadLetterUri",
-        azurite
-          ? `${azurite.blobTlsEndpoint}/${LOCAL_DEAD_LETTER_CONTAINER}`
-          : "- (storage is configured: use a container of your own account)",
-      ],
+      ["deadLetterUri", azurite ? `${azurite.blobTlsEndpoint}/${LOCAL_DEAD_LETTER_CONTAINER}` : "-"],
       identityLine(SYSTEM_ASSIGNED, "Service Bus sender"),
       identityLine(ENDPOINT_SENDER, "Service Bus sender"),
       identityLine(ENDPOINT_NO_ROLE, "no role: its sends are refused"),
@@ -165,12 +115,10 @@ export function formatSummary(
           "The README's examples read these values from a file; in another terminal:",
           `  source ${shellQuote(displayPath(envFile))}`,
         ]),
-    `Events sent to topic ${EXAMPLE_TOPIC} wait in subscription ${EXAMPLE_SUBSCRIPTION}; print them as they arrive:`,
-    "  npm run receive",
-    "Cluster assessments: load the samples with `npm run seed`, then look one up:",
-    `  ${assessmentLookupExample(plan.host.url, caller)}`,
-    "functionKey" in caller ? "Try:" : "Try (in a shell that sourced the file above, for $TOKEN):",
-    `  ${curlExample(plan.host.url, caller)}`,
+    `Events sent to topic ${EXAMPLE_TOPIC} wait in subscription ${EXAMPLE_SUBSCRIPTION}: \`npm run receive\` prints them.`,
+    "Sample cluster assessments: `npm run seed` loads them and prints a lookup.",
+    plan.settings.AUTH_MODE === "keys" ? "Try:" : "Try (in a shell that sourced the file above, for $TOKEN):",
+    `  curl -X PUT ${shellQuote(profile)} ${exampleCallerHeader(plan)} -H 'Content-Type: application/json' -d ${shellQuote(JSON.stringify(profileExamples.put))}`,
     "",
   ].join("\n");
 }

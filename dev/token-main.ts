@@ -1,60 +1,48 @@
-import { type CommandSpec, commandLine, exitCodeOf, usageError } from "./cli-options";
+import { type ParsedLine, type SmallCommand, UsageError, wholeNumberOption } from "../client/cli/args";
+import { runHelper } from "./helper-command";
 import { localEnvFile, updateLocalEnvFile } from "./local-env-file";
 import { displayPath } from "./local-paths";
 import { loadLocalSettings } from "./local-settings";
 import { DEVELOPER_TOKEN_HOURS, MAX_TOKEN_HOURS, mintLocalToken } from "./local-token";
 import { DEVELOPER, principalObjectId } from "./stand-ins/openid-issuer";
-import { describeFailure } from "./startup-error";
 
-/**
- * `npm run token`: a token of the running stack's issuer for `name` (default: renews TOKEN in
- * `.local/local.env`), or with --object-id only the object id (no stack needed). Only the token
- * goes to stdout: `TOKEN=$(npm run -s token -- alice)`. docs/development.md has the options.
- */
-const COMMAND = {
+const COMMAND: SmallCommand = {
   command: "npm run token",
   summary:
     "Prints a token of the running stack's local issuer (only the token goes to stdout). Without a name,\nrenews the developer's TOKEN in .local/local.env.",
   arguments: [{ name: "name", description: `the principal (default ${DEVELOPER}, renewing TOKEN)` }],
-  numbers: {
-    hours: {
-      placeholder: "N",
+  options: [
+    {
+      name: "hours",
+      type: "string",
+      value: "N",
       description: `valid N hours (default ${DEVELOPER_TOKEN_HOURS}, at most ${MAX_TOKEN_HOURS})`,
-      max: MAX_TOKEN_HOURS,
     },
-  },
-  flags: {
-    app: { description: "an application's token (no scp claim); needs a name" },
-    "object-id": { description: "print only the principal's object id (no stack needed)" },
-  },
+    { name: "app", type: "boolean", description: "an application's token (no scp claim); needs a name" },
+    { name: "object-id", type: "boolean", description: "print only its object id (no stack needed)" },
+  ],
   examples: ["TOKEN=$(npm run -s token -- alice)", "npm run -s token -- ingest --app --hours 2"],
-} satisfies CommandSpec<"hours", "app" | "object-id">;
+};
 
-async function main(): Promise<void> {
-  const { positionals, numbers, flags } = commandLine(COMMAND);
-  const [named] = positionals;
-  if (named === undefined && flags.app) throw usageError(COMMAND, "--app needs a name");
-  if (named?.trim() === "") throw usageError(COMMAND, "The principal name is empty");
+async function main({ positionals: [named], values }: ParsedLine): Promise<void> {
+  const app = values.app === true;
+  const hours = wholeNumberOption(values, "hours", MAX_TOKEN_HOURS) ?? DEVELOPER_TOKEN_HOURS;
+  if (named === undefined && app) throw new UsageError("--app needs a name");
+  if (named?.trim() === "") throw new UsageError("The principal name is empty");
   const name = named ?? DEVELOPER;
-  if (flags["object-id"]) {
+  if (values["object-id"] === true) {
     console.log(principalObjectId(name));
     return;
   }
-  const { values } = loadLocalSettings(process.env);
-  const hours = numbers.hours ?? DEVELOPER_TOKEN_HOURS;
-  const { token, objectId } = await mintLocalToken(values, { name, app: flags.app === true, hours });
-  const kind = flags.app ? "application" : "user";
-  if (named === undefined && updateLocalEnvFile({ TOKEN: token }, values)) {
-    console.error(
-      `Renewed TOKEN in ${displayPath(localEnvFile(values))} (${name}, ${hours} h): source it again in shells that use it.`,
-    );
-  } else {
-    console.error(`A token for ${kind} ${name} (object id ${objectId}), valid ${hours} h:`);
-  }
+  const settings = loadLocalSettings(process.env).values;
+  const { token, objectId } = await mintLocalToken(settings, { name, app, hours });
+  const renewed = named === undefined && updateLocalEnvFile({ TOKEN: token }, settings);
+  console.error(
+    renewed
+      ? `Renewed TOKEN in ${displayPath(localEnvFile(settings))} (${name}, ${hours} h): source it again in shells that use it.`
+      : `A token for ${app ? "application" : "user"} ${name} (object id ${objectId}), valid ${hours} h:`,
+  );
   console.log(token);
 }
 
-main().catch((error: unknown) => {
-  console.error(describeFailure(error));
-  process.exitCode = exitCodeOf(error);
-});
+runHelper(COMMAND, main);

@@ -31,17 +31,9 @@ export async function startLoadStack(log: HostLogger): Promise<LoadStack> {
       // The load mix calls with the function and master keys (no local issuer runs).
       AUTH_MODE: "keys",
     },
-    {
-      ports: "free",
-      persistent: false,
-      cosmos: "child",
-      serviceBus: "child",
-      host: "child",
-      childOutput: "errors",
-      hostLog: log,
-    },
+    { persistent: false, host: true, hostLog: log },
   );
-  const { blobEndpoint } = stack;
+  const blobEndpoint = stack.plan.azurite?.blobEndpoint;
   if (blobEndpoint === undefined) {
     await stack.stop();
     throw new Error("the load stack needs Azurite");

@@ -6,7 +6,6 @@ import {
   parseRoleAssignmentId,
   parseTwinsInstanceId,
 } from "../resource-paths";
-import type { TwinServiceClient } from "../twin-service-client";
 import type {
   AuthenticationProfile,
   AuthenticationProfileInput,
@@ -19,53 +18,18 @@ import type {
   RoleAssignment,
   RoleAssignmentInput,
 } from "../types";
-import { type OptionSpec, type OptionValues, stringOption, UsageError } from "./args";
+import { type OptionSpec, stringOption, UsageError } from "./args";
+import type { CommandContext, GroupSpec, Outcome } from "./command-spec";
+import { DEAD_LETTER_OPTIONS, deadLetters } from "./dead-letter-commands";
 import { cell, fields, shorten, table } from "./output";
+import { POISON_OPTIONS, poison } from "./poison-commands";
 
 /**
  * The command table of `twin`: groups of commands, each with its arguments, options, help and
  * what it does with the client. A new command is one more entry (a group's `commands`).
  */
 
-/** What a command answers: JSON for `--output json`, text for people, and the exit code. */
-export interface Outcome {
-  json: unknown;
-  text: string;
-  /** 0 unless said: `delete` of nothing answers 4 (not found). */
-  exitCode?: number;
-}
-
-export interface CommandContext {
-  client: TwinServiceClient;
-  values: OptionValues;
-  positionals: string[];
-  usage: string;
-  /** The JSON in a file, or in standard input for `-`; a UsageError when it is not JSON. */
-  readJson(file: string): Promise<unknown>;
-  /** The text in a file, or in standard input for `-`; a UsageError when it cannot be read. */
-  readText(file: string): Promise<string>;
-}
-
-export interface CommandSpec {
-  name: string;
-  /** The arguments as the usage line shows them: `<name|id>`. */
-  args?: string;
-  /** How many arguments it takes (default none). */
-  positionals?: number;
-  summary: string;
-  description?: string;
-  options: OptionSpec[];
-  examples: string[];
-  /** Under AUTH_MODE=keys, the call takes the master key: `--local` sends the stack's MASTER_KEY. */
-  masterKey?: boolean;
-  run(context: CommandContext): Promise<Outcome>;
-}
-
-export interface GroupSpec {
-  name: string;
-  summary: string;
-  commands: CommandSpec[];
-}
+export type { CommandContext, CommandSpec, GroupSpec, Outcome } from "./command-spec";
 
 const INSTANCE_FORM =
   "/subscriptions/<id>/resourceGroups/<group>/providers/Microsoft.DigitalTwins/digitalTwinsInstances/<name>";
@@ -160,6 +124,8 @@ export const COMMAND_OPTIONS: OptionSpec[] = [
   FILTER_FILE,
   EVENT,
   EXPECT_MATCH,
+  ...DEAD_LETTER_OPTIONS,
+  ...POISON_OPTIONS,
 ];
 
 // --- helpers -----------------------------------------------------------------------------------
@@ -744,4 +710,13 @@ const assessments: GroupSpec = {
   ],
 };
 
-export const GROUPS: GroupSpec[] = [profiles, endpoints, routes, roleAssignments, events, assessments];
+export const GROUPS: GroupSpec[] = [
+  profiles,
+  endpoints,
+  routes,
+  roleAssignments,
+  events,
+  deadLetters,
+  poison,
+  assessments,
+];

@@ -3,7 +3,7 @@ import type { TwinServiceClientOptions } from "../client-options";
 import { isLoopbackUrl } from "../loopback";
 import { staticTokenCredential } from "../static-token-credential";
 import { UsageError } from "./args";
-import { localEnvPath, readLocalEnv } from "./local-env";
+import { requireLocalEnv } from "./local-env";
 
 /**
  * Who `twin` calls as, the way Azure tools find it: a Functions key when given one (`--key`,
@@ -82,15 +82,7 @@ export async function resolveConnection(
 ): Promise<Connection> {
   let local: Record<string, string> | undefined;
   let localFile: string | undefined;
-  if (request.local) {
-    localFile = localEnvPath(cwd, request.envFile);
-    local = readLocalEnv(localFile);
-    if (local === undefined) {
-      throw new UsageError(
-        `--local: there is no ${localFile}; \`npm start\` writes it once the local stack is up (or give --local-env <file>).`,
-      );
-    }
-  }
+  if (request.local) ({ file: localFile, values: local } = requireLocalEnv(cwd, request.envFile));
   const rawBaseUrl = request.baseUrl ?? env.TWIN_BASE_URL?.trim() ?? local?.BASE_URL;
   if (rawBaseUrl === undefined || rawBaseUrl === "") {
     throw new UsageError("--base-url is required (or TWIN_BASE_URL, or --local for the local stack).");

@@ -3,7 +3,7 @@ import * as path from "node:path";
 
 /**
  * `.local/local.env`, the file `npm start` writes for the local stack (dev/local-env-file.ts):
- * `export NAME=value` lines, values shell-quoted. Read only; Node's built-ins only.
+ * `export NAME=value` lines, values shell-quoted. Read only.
  */
 
 /** Where the file is: `--local-env`, else `.local/local.env` under the current folder. */
@@ -29,4 +29,25 @@ export function parseLocalEnv(text: string): Record<string, string> {
 /** The file's values, or undefined when there is no file. */
 export function readLocalEnv(file: string): Record<string, string> | undefined {
   return existsSync(file) ? parseLocalEnv(readFileSync(file, "utf8")) : undefined;
+}
+
+/** `--local` with no env file: no local stack has started here (exit code 1, as a stack that does not answer). */
+export class LocalStackMissing extends Error {
+  constructor(file: string) {
+    super(
+      `No local stack is running: there is no ${file}, which \`npm start\` writes once the stack is up. Start it with \`npm start\` (or give --local-env <file>).`,
+    );
+    this.name = "LocalStackMissing";
+  }
+}
+
+/** The file's values and where it is; LocalStackMissing when there is none. */
+export function requireLocalEnv(
+  cwd: string,
+  envFile: string | undefined,
+): { file: string; values: Record<string, string> } {
+  const file = localEnvPath(cwd, envFile);
+  const values = readLocalEnv(file);
+  if (values === undefined) throw new LocalStackMissing(file);
+  return { file, values };
 }

@@ -15,6 +15,8 @@ import {
 import { COMMAND_OPTIONS, type CommandSpec, GROUPS, type GroupSpec, type Outcome } from "./commands";
 import { AuthenticationError, isCredentialFailure, LOCAL_APP_ID_URI, resolveConnection } from "./credentials";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes";
+import { LocalStackMissing } from "./local-env";
+import { StorageFailure, withoutSignatures } from "./storage-access";
 
 /** What `twin` reads and writes: the process's, or a test's. */
 export interface CliIo {
@@ -43,7 +45,8 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
     name: "local-env",
     type: "string",
     value: "path",
-    description: "the file --local reads (default .local/local.env in the current folder)",
+    description:
+      "the file --local reads (default $LOCAL_DATA_DIR/local.env, else .local/local.env in the current folder)",
   },
   {
     name: "key",
@@ -138,16 +141,29 @@ function commandUsage(group: GroupSpec, command: CommandSpec): string {
   ].join("\n");
 }
 
-/** Replaces every known secret in a text: nothing written carries a key or a token. */
+/** Replaces every known secret, and any SAS signature, in a text: nothing written carries a key or a token. */
 function redactor(secrets: string[]): (text: string) => string {
-  const known = secrets.filter((secret) => secret.length >= 4);
-  return (text) => known.reduce((result, secret) => result.split(secret).join("***"), text);
+  // Longest first: a SAS query holds its signature.
+  const known = secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+  return (text) =>
+    withoutSignatures(known.reduce((result, secret) => result.split(secret).join("***"), text));
 }
 
 interface Failure {
   code: number;
   error: Record<string, unknown>;
   text: string;
+}
+
+/**
+ * What DefaultAzureCredential's failure says, a line each: its own, then each credential it tried
+ * (AggregateAuthenticationError's `errors`), whose first line is the one that tells a person what to do.
+ */
+function credentialReasons(error: unknown): string[] {
+  const firstLine = (cause: unknown) =>
+    (cause instanceof Error ? cause.message : String(cause)).split("\n")[0] ?? "";
+  const tried = (error as { errors?: unknown }).errors;
+  return [firstLine(error), ...(Array.isArray(tried) ? tried.map(firstLine) : [])];
 }
 
 function describeFailure(error: unknown, usage: string | undefined): Failure {
@@ -159,12 +175,23 @@ function describeFailure(error: unknown, usage: string | undefined): Failure {
       text: `error: ${error.message}${hint ? `\n\n${hint.split("\n")[0]}\nRun it with --help for more.` : ""}`,
     };
   }
-  if (error instanceof AuthenticationError || isCredentialFailure(error)) {
-    const message = (error as Error).message.split("\n")[0] ?? "";
+  if (error instanceof AuthenticationError) {
     return {
       code: EXIT.authentication,
-      error: { code: "AuthenticationFailed", message },
-      text: `error: no credential: ${message}`,
+      error: { code: "AuthenticationFailed", message: error.message },
+      text: `error: no credential: ${error.message}`,
+    };
+  }
+  if (isCredentialFailure(error)) {
+    const reasons = credentialReasons(error);
+    return {
+      code: EXIT.authentication,
+      error: { code: "AuthenticationFailed", message: reasons.join("\n") },
+      text: [
+        `error: no credential: ${reasons[0]}`,
+        ...reasons.slice(1).map((reason) => `  ${reason}`),
+        "Sign in (az login, azd auth login, or a managed or workload identity), or give --key, or --local for the local stack.",
+      ].join("\n"),
     };
   }
   if (error instanceof ServiceError) {
@@ -189,6 +216,20 @@ function describeFailure(error: unknown, usage: string | undefined): Failure {
         ...(error.requestId !== undefined && { requestId: error.requestId }),
       },
       text: lines.join("\n"),
+    };
+  }
+  if (error instanceof LocalStackMissing) {
+    return {
+      code: EXIT.service,
+      error: { code: "LocalStackNotRunning", message: error.message },
+      text: `error: ${error.message}`,
+    };
+  }
+  if (error instanceof StorageFailure) {
+    return {
+      code: error.exitCode,
+      error: { code: error.code, message: error.message },
+      text: `error: ${error.message}`,
     };
   }
   if (error instanceof RangeError) {
@@ -237,9 +278,36 @@ function outputMode(values: OptionValues): "table" | "json" {
   return output;
 }
 
+/** The service's client for the command line; what it must never print goes into `secrets`. */
+async function connect(
+  values: OptionValues,
+  command: CommandSpec,
+  io: CliIo,
+  secrets: string[],
+  usage: string,
+): Promise<TwinServiceClient> {
+  const connection = await resolveConnection(
+    {
+      baseUrl: stringOption(values, "base-url", usage),
+      local: values.local === true,
+      envFile: stringOption(values, "local-env", usage),
+      key: stringOption(values, "key", usage),
+      scope: stringOption(values, "scope", usage),
+      masterKey: command.masterKey === true,
+    },
+    io.env,
+    io.cwd,
+  );
+  secrets.push(...connection.secrets);
+  return new TwinServiceClient({
+    ...connection.options,
+    userAgentOptions: { userAgentPrefix: `twin-cli/${CLIENT_VERSION}` },
+  });
+}
+
 /** Runs `twin` with the arguments; resolves to the exit code (EXIT). */
 export async function runCli(args: string[], io: CliIo): Promise<number> {
-  let secrets: string[] = [];
+  const secrets: string[] = [];
   let json = false;
   let usage: string | undefined;
   try {
@@ -289,30 +357,23 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     const { values } = parseLine(args, [...GLOBAL_OPTIONS, ...command.options], usage);
+    // `npm start` keeps its data, local.env too, in LOCAL_DATA_DIR when that is set.
+    const dataDir = io.env.LOCAL_DATA_DIR?.trim();
+    if (values["local-env"] === undefined && dataDir) values["local-env"] = path.join(dataDir, "local.env");
     const mode = outputMode(values);
     json = mode === "json";
     if (rest.length > (command.positionals ?? 0)) {
       throw new UsageError(`Unexpected argument: ${rest[command.positionals ?? 0]}`, usage);
     }
-    const connection = await resolveConnection(
-      {
-        baseUrl: stringOption(values, "base-url", usage),
-        local: values.local === true,
-        envFile: stringOption(values, "local-env", usage),
-        key: stringOption(values, "key", usage),
-        scope: stringOption(values, "scope", usage),
-        masterKey: command.masterKey === true,
-      },
-      io.env,
-      io.cwd,
-    );
-    secrets = [...secrets, ...connection.secrets];
-    const client = new TwinServiceClient({
-      ...connection.options,
-      userAgentOptions: { userAgentPrefix: `twin-cli/${CLIENT_VERSION}` },
-    });
+    const client =
+      command.calls === "storage" ? undefined : await connect(values, command, io, secrets, usage);
     const outcome: Outcome = await command.run({
-      client,
+      get client(): TwinServiceClient {
+        if (client === undefined) throw new Error(`twin ${group.name} ${command.name} calls no service.`);
+        return client;
+      },
+      cwd: io.cwd,
+      secret: (text) => secrets.push(text),
       values,
       positionals: rest,
       usage,

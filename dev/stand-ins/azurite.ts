@@ -70,31 +70,19 @@ export async function startAzurite(options: {
   const azurite = path.join(path.dirname(require.resolve("azurite/package.json")), "dist", "src");
   // Through NODE_OPTIONS, not the command line: the process is still named by Azurite's script.
   const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(preloadScript())}`.trim();
-  const launch = (
-    service: "blob" | "queue",
-    port: number,
-    extra: string[] = [],
-    folder: string = service,
-  ) => {
-    let storage = ["--inMemoryPersistence"];
-    if (options.location !== undefined) {
-      const location = path.join(options.location, folder);
-      mkdirSync(location, { recursive: true });
-      storage = ["--location", location];
-    }
+  const flags = ["--silent", "--skipApiVersionCheck", "--loose", "--disableTelemetry"];
+  const launch = (service: "blob" | "queue", port: number, extra: string[] = [], folder = `${service}`) => {
+    const location = options.location && path.join(options.location, folder);
+    if (location) mkdirSync(location, { recursive: true });
+    const storage = location ? ["--location", location] : ["--inMemoryPersistence"];
+    const where = [`--${service}Host`, "127.0.0.1", `--${service}Port`, String(port)];
     return spawn(
       process.execPath,
-      [
-        path.join(azurite, service, "main.js"),
-        `--${service}Host`,
-        "127.0.0.1",
-        `--${service}Port`,
-        String(port),
-        ...storage,
-        ...["--silent", "--skipApiVersionCheck", "--loose", "--disableTelemetry"],
-        ...extra,
-      ],
-      { stdio: options.stdio ?? "inherit", env: { ...process.env, NODE_OPTIONS: nodeOptions } },
+      [path.join(azurite, service, "main.js"), ...where, ...storage, ...flags, ...extra],
+      {
+        stdio: options.stdio ?? "inherit",
+        env: { ...process.env, NODE_OPTIONS: nodeOptions },
+      },
     );
   };
   const { blobPort, queuePort, blobTls } = options;

@@ -1,28 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
 
 /**
  * Makes the local Cosmos DB server's transactional batch behave as Cosmos DB's does, since the
  * service's quota accounting relies on it (a resource and its quota ledger change together or not
- * at all). The server as published runs the operations one by one and keeps the ones before a
- * failure, ignores `x-ms-cosmos-batch-atomic`, and reads each operation's partition key from the
- * operation itself, where the SDK leaves it out (it sends one partition key header per batch).
+ * at all). The server as published stops at the first failure but keeps the operations before it,
+ * and reads each operation's partition key from the operation itself, where the SDK leaves it out
+ * (it sends one partition key header per batch).
  *
- * Here, as in Cosmos DB: every operation runs in the batch's partition; the first failure undoes
- * the operations before it, answers 207 Multi-Status, and gives the others 424 Failed Dependency.
+ * Here, as in Cosmos DB: every operation runs in the batch's partition, a document outside it
+ * failing with 400; the first failure undoes the operations before it, answers 207 Multi-Status,
+ * and gives the others 424 Failed Dependency. (The service sends atomic batches only.)
  */
 
-interface BatchOperation {
-  operationType?: string;
-  id?: string;
-  partitionKey?: string;
-  ifMatch?: string;
-  resourceBody?: Record<string, unknown>;
-}
-
-interface OperationResult {
-  statusCode: number;
-  body?: { _etag?: string } & Record<string, unknown>;
-}
+type Json = Record<string, unknown>;
+type Params = { dbId: string; collId: string };
+type Result = { statusCode: number; requestCharge: number };
 
 /** The parts of the server's `Items` (its map of a container's documents) a rollback restores. */
 interface ItemsStore {
@@ -31,120 +24,81 @@ interface ItemsStore {
   _ridCount: number;
 }
 
-interface Collection {
-  read(): { partitionKey?: { paths?: string[] } } | undefined;
-  documents: ItemsStore;
-}
-
 interface Account {
-  database(id: string): { collection(id: string): Collection };
-}
-
-type Operation = (collection: Collection, input: BatchOperation) => OperationResult;
-
-/** The server's own single-operation handlers: its handler/_document-operations module. */
-type Operations = Partial<Record<string, Operation>>;
-
-const PACKAGE = "@vercel/cosmosdb-server";
-const BATCH_HANDLER = `${PACKAGE}/lib/handler/batch-documents`;
-
-function isTrue(header: string | string[] | undefined): boolean {
-  const values = Array.isArray(header) ? header : [header ?? ""];
-  return values.some((value) => value.toLowerCase() === "true");
-}
-
-function valueAt(document: Record<string, unknown> | undefined, path: string): unknown {
-  let value: unknown = document;
-  for (const segment of path.split("/").filter(Boolean)) {
-    value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
-  }
-  return value;
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-}
-
-function snapshot(store: ItemsStore): () => void {
-  // The server replaces item objects instead of changing them, so copies of the maps are a snapshot.
-  const data = new Map(store._data);
-  const index = new Map(store._index);
-  const ridCount = store._ridCount;
-  return () => {
-    store._data = data;
-    store._index = index;
-    store._ridCount = ridCount;
+  database(id: string): {
+    collection(id: string): {
+      read(): { partitionKey?: { paths?: string[] } } | undefined;
+      documents: ItemsStore;
+    };
   };
 }
 
-function runOne(operations: Operations, collection: Collection, input: BatchOperation): OperationResult {
-  // Create, Upsert, Read, Delete and Replace, as the server's own batch runs them.
-  const operation = operations[`${input.operationType?.toLowerCase()}Operation`];
-  return operation === undefined
-    ? { statusCode: 400, body: { message: `Operation type '${input.operationType}' is not supported.` } }
-    : operation(collection, input);
+type BatchHandler = (
+  account: Account,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+) => Promise<unknown>;
+
+const PACKAGE = "@vercel/cosmosdb-server";
+
+function valueAt(document: unknown, path: string): unknown {
+  let value = document;
+  for (const segment of path.split("/").filter(Boolean)) value = (value as Json | undefined)?.[segment];
+  return value;
 }
 
-function atomicBatch(operations: Operations) {
-  return async (
-    account: Account,
-    req: IncomingMessage,
-    res: ServerResponse,
-    { dbId, collId }: { dbId: string; collId: string },
-  ): Promise<unknown> => {
-    const body = await readJson(req);
-    const collection = account.database(dbId).collection(collId);
+/** The store as it is now, and how to put it back (the server replaces documents, never changes them). */
+function snapshot(store: ItemsStore): () => void {
+  const [data, index, ridCount] = [new Map(store._data), new Map(store._index), store._ridCount];
+  return () => Object.assign(store, { _data: data, _index: index, _ridCount: ridCount });
+}
+
+/** 207: the operation at `failed` with its status, every other one 424. */
+function failedBatch(res: ServerResponse, count: number, failed: number, statusCode: number): Result[] {
+  res.statusCode = 207;
+  return Array.from({ length: count }, (_, index) => ({
+    statusCode: index === failed ? statusCode : 424,
+    requestCharge: 0,
+  }));
+}
+
+function atomicBatch(
+  published: BatchHandler,
+  readJson: (req: IncomingMessage) => Promise<unknown>,
+): BatchHandler {
+  return async (account, req, res, params) => {
+    const operations = (await readJson(req)) as Json[];
+    const collection = account.database(params.dbId).collection(params.collId);
     const definition = collection.read();
-    if (!definition) {
-      res.statusCode = 404;
-      return { message: "The collection does not exist." };
-    }
-    if (!Array.isArray(body)) {
-      res.statusCode = 400;
-      return { message: "Invalid request body" };
-    }
     const header = req.headers["x-ms-documentdb-partitionkey"];
-    const partitionKey = Array.isArray(header) ? header[0] : header;
+    if (!definition || !Array.isArray(operations) || typeof header !== "string") {
+      res.statusCode = definition ? 400 : 404;
+      return { message: definition ? "Invalid request body" : "The collection does not exist." };
+    }
     const keyPath = definition.partitionKey?.paths?.[0] ?? "/id";
-    const partitionValue =
-      partitionKey === undefined ? undefined : (JSON.parse(partitionKey) as unknown[])[0];
-    const atomic = isTrue(req.headers["x-ms-cosmos-batch-atomic"]);
-    const rollback = snapshot(collection.documents);
-    const results: OperationResult[] = [];
-    for (const input of body as BatchOperation[]) {
-      const scoped = { ...input, partitionKey: input.partitionKey ?? partitionKey };
-      const outsidePartition =
-        input.resourceBody !== undefined &&
-        partitionValue !== undefined &&
-        valueAt(input.resourceBody, keyPath) !== partitionValue;
-      const result = outsidePartition
-        ? { statusCode: 400, body: { message: "The document is not in the batch's partition." } }
-        : runOne(operations, collection, scoped);
-      results.push(result);
-      if (atomic && result.statusCode >= 400) break;
-    }
-    const failed = results.findIndex((result) => result.statusCode >= 400);
-    if (atomic && failed >= 0) {
-      rollback();
-      res.statusCode = 207;
-      return body.map((_input, index) =>
-        index === failed
-          ? { statusCode: results[index]?.statusCode, requestCharge: 0 }
-          : { statusCode: 424, requestCharge: 0 },
-      );
-    }
-    return results.map((result) =>
-      result.statusCode >= 400
-        ? { statusCode: result.statusCode, requestCharge: 0 }
-        : {
-            statusCode: result.statusCode,
-            requestCharge: 1,
-            eTag: result.body?._etag,
-            resourceBody: result.body,
-          },
+    const partitionValue = (JSON.parse(header) as unknown[])[0];
+    const outside = operations.findIndex(
+      ({ resourceBody }) => resourceBody !== undefined && valueAt(resourceBody, keyPath) !== partitionValue,
     );
+    if (outside >= 0) return failedBatch(res, operations.length, outside, 400);
+    // The published handler, fed the operations with the batch's partition key.
+    const scoped = operations.map((operation) => ({
+      ...operation,
+      partitionKey: operation.partitionKey ?? header,
+    }));
+    const body = Object.assign(Readable.from([Buffer.from(JSON.stringify(scoped))]), {
+      headers: req.headers,
+    });
+    const rollback = snapshot(collection.documents);
+    const results = await published(account, body as unknown as IncomingMessage, res, params);
+    const failed = Array.isArray(results)
+      ? results.findIndex((result: Result) => result.statusCode >= 400)
+      : 0;
+    if (failed < 0) return results;
+    rollback();
+    if (!Array.isArray(results)) return results; // 400: an operation type it does not know
+    return failedBatch(res, results.length, failed, (results[failed] as Result).statusCode);
   };
 }
 
@@ -159,8 +113,9 @@ export function loadCosmosServerWithAtomicBatch(): typeof import("@vercel/cosmos
     if (require.cache[require.resolve(`${PACKAGE}/lib/routes`)] !== undefined) {
       throw new Error("The Cosmos DB server was loaded before its batch handler could be made atomic.");
     }
-    const handler = require(BATCH_HANDLER) as { default: unknown };
-    handler.default = atomicBatch(require(`${PACKAGE}/lib/handler/_document-operations`) as Operations);
+    const handler = require(`${PACKAGE}/lib/handler/batch-documents`) as { default: BatchHandler };
+    const json = require(`${PACKAGE}/lib/json`) as { default: (req: IncomingMessage) => Promise<unknown> };
+    handler.default = atomicBatch(handler.default, json.default);
     installed = true;
   }
   return require(PACKAGE) as typeof import("@vercel/cosmosdb-server");

@@ -12,13 +12,12 @@ import { displayPath } from "../local-paths";
  * timestamps), with each store's id counter, so they come back the same.
  */
 
-export const SNAPSHOT_FILE = "cosmos-snapshot.json";
+const SNAPSHOT_FILE = "cosmos-snapshot.json";
 const FORMAT = "cosmos-snapshot/3";
-/** Where the files of the journal format that came before are moved at start, unread. */
-export const OLD_FORMAT_DIR = "cosmos-old-journal";
 
-type Resource = { id: string; _rid: string; body?: unknown };
-const CHILDREN = ["collections", "documents", "userDefinedFunctions"] as const;
+type Resource = { id: string; _rid: string };
+// What the service stores: databases, their containers and the containers' documents.
+const CHILDREN = ["collections", "documents"] as const;
 type Children<T> = { [K in (typeof CHILDREN)[number]]?: T };
 
 /** The parts of the server's `Items` (its map of one kind of resource) and of their nodes that are kept. */
@@ -26,7 +25,6 @@ interface Items {
   _data: Map<string, { read(): Resource } & Children<Items>>;
   _ridCount: number;
   _set(data: Resource): unknown;
-  functions?: Record<string, unknown>;
 }
 
 /** A store as saved: its id counter, and each resource with the stores under it. */
@@ -49,9 +47,6 @@ function restore(items: Items, saved: Saved): void {
   items._ridCount = saved.n;
   for (const entry of saved.items) {
     items._set(entry.d);
-    // The server compiles a function's body when it stores it; a restored one needs the same.
-    if (items.functions)
-      items.functions[entry.d.id] = new Function(`"use strict";return (${entry.d.body})`)();
     const node = items._data.get(entry.d._rid);
     for (const key of CHILDREN) {
       const [child, savedChild] = [node?.[key], entry[key]];
@@ -85,30 +80,22 @@ export class CosmosSnapshot {
   private account: Account | undefined;
   private saved = "";
 
-  /** Reads the data folder; throws when the snapshot cannot be read. */
+  /** Reads the data folder; throws when the snapshot cannot be read (or is of another format). */
   constructor(private readonly dir: string) {
     captureAccounts();
     fs.mkdirSync(dir, { recursive: true });
     this.file = path.join(dir, SNAPSHOT_FILE);
-    let snapshot: { format?: string; databases?: Saved } | undefined;
+    if (!fs.existsSync(this.file)) return;
+    let snapshot: { format?: unknown; databases?: Saved } | undefined;
     try {
-      snapshot = fs.existsSync(this.file) ? JSON.parse(fs.readFileSync(this.file, "utf8")) : undefined;
+      snapshot = JSON.parse(fs.readFileSync(this.file, "utf8"));
     } catch (error) {
       throw new Error(`cannot read the snapshot ${this.file} (${(error as Error).message})`);
     }
-    const current = snapshot?.format === FORMAT;
-    this.stored = current ? snapshot?.databases : undefined;
-    const old = fs
-      .readdirSync(dir)
-      .filter((name) => /^cosmos-journal-\d+\.log$/.test(name) || (name === SNAPSHOT_FILE && !current));
-    if (old.length === 0) return;
-    fs.mkdirSync(path.join(dir, OLD_FORMAT_DIR), { recursive: true });
-    for (const name of old) fs.renameSync(path.join(dir, name), path.join(dir, OLD_FORMAT_DIR, name));
-    const moved = displayPath(path.join(dir, OLD_FORMAT_DIR));
-    console.log(
-      `Cosmos DB server: ${displayPath(dir)} held data in the older journal format (${old.join(", ")}), ` +
-        `which this server no longer reads: moved it to ${moved}, not restored.`,
-    );
+    if (snapshot?.format !== FORMAT) {
+      throw new Error(`cannot read the snapshot ${this.file} (format ${snapshot?.format}, not ${FORMAT})`);
+    }
+    this.stored = snapshot.databases;
   }
 
   /** In the server's `listening` listener (after the one that makes its account), before any request. */

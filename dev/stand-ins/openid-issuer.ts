@@ -70,10 +70,8 @@ export async function readSigningKeyFile(file: string): Promise<SigningKey> {
 }
 
 /** The key in the file, made on first use: written aside and linked into place, so racing starts share one. */
-export async function loadOrCreateSigningKeyFile(
-  file: string,
-): Promise<{ key: SigningKey; created: boolean }> {
-  if (fs.existsSync(file)) return { key: await readSigningKeyFile(file), created: false };
+export async function loadOrCreateSigningKeyFile(file: string): Promise<SigningKey> {
+  if (fs.existsSync(file)) return readSigningKeyFile(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const key = await generateSigningKey();
   const aside = `${file}.${randomUUID()}.tmp`;
@@ -81,10 +79,10 @@ export async function loadOrCreateSigningKeyFile(
   fs.writeFileSync(aside, `${JSON.stringify(jwk)}\n`, { mode: 0o600, flag: "wx" });
   try {
     fs.linkSync(aside, file);
-    return { key, created: true };
+    return key;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return { key: await readSigningKeyFile(file), created: false };
+    return await readSigningKeyFile(file);
   } finally {
     fs.unlinkSync(aside);
   }
@@ -94,7 +92,7 @@ export async function loadOrCreateSigningKeyFile(
 export interface MintOptions {
   /** The principal; `oid` is principalObjectId(name). Default `developer`. */
   name?: string;
-  /** An application token: `idtyp: "app"`, `roles` when given, no `scp`. */
+  /** An application token: `idtyp: "app"`, `roles` when given, no `scp` (a user's is `user_impersonation`). */
   app?: boolean;
   /** "2.0": iss `{origin}/{tid}/v2.0`, aud the client id; "1.0": iss `{origin}/{tid}/`, aud the App ID URI. */
   version?: "1.0" | "2.0";
@@ -104,8 +102,6 @@ export interface MintOptions {
   lifetimeSeconds?: number;
   /** Seconds since the epoch (`iat` = `nbf`). */
   now?: number;
-  /** A user's `scp`; default `user_impersonation`. */
-  scopes?: string[];
   roles?: string[];
   /** Merged over the claims, then the header, last; undefined removes one. */
   claims?: Record<string, unknown>;
@@ -142,7 +138,7 @@ export async function mintToken(key: SigningKey, origin: string, options: MintOp
       : { appid: client, appidacr: app ? "1" : "0" }),
     ...(app
       ? { idtyp: "app", ...(options.roles && { roles: options.roles }) }
-      : { scp: (options.scopes ?? ["user_impersonation"]).join(" ") }),
+      : { scp: "user_impersonation" }),
     name,
     oid,
     // An app's sub is its oid; a user's is pairwise (per app), so code keying on it is wrong.
@@ -181,10 +177,7 @@ export function loopbackServer(
     });
     response.end(request.method === "HEAD" ? undefined : body);
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
+  server.on("connection", (socket) => sockets.add(socket.once("close", () => sockets.delete(socket))));
   const dropConnections = () => {
     for (const socket of sockets) socket.destroy();
   };
@@ -192,8 +185,7 @@ export function loopbackServer(
     dropConnections,
     listen: (port: number) =>
       new Promise<number>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, "127.0.0.1", () => {
+        server.once("error", reject).listen(port, "127.0.0.1", () => {
           server.off("error", reject);
           resolve((server.address() as AddressInfo).port);
         });
@@ -212,7 +204,7 @@ export function loopbackServer(
  * requests are dropped when it ends); `closed`: stops listening; `none`: serves again.
  */
 export type IssuerFault = "none" | "error" | "keys-error" | "hang" | "closed";
-export type OpenIdIssuerOptions = { port?: number; keyFile?: string; tenantId?: string };
+export type OpenIdIssuerOptions = { port?: number; keyFile?: string };
 export type OpenIdIssuer = Awaited<ReturnType<typeof startOpenIdIssuer>>;
 
 const TENANT =
@@ -243,9 +235,7 @@ function route(pathname: string, origin: string, keys: SigningKey[]): Answer {
 
 /** Starts the issuer on 127.0.0.1 (a free port by default), its key in `keyFile` or in memory. */
 export async function startOpenIdIssuer(options: OpenIdIssuerOptions = {}) {
-  const keys = [
-    options.keyFile ? (await loadOrCreateSigningKeyFile(options.keyFile)).key : await generateSigningKey(),
-  ];
+  const keys = [await (options.keyFile ? loadOrCreateSigningKeyFile(options.keyFile) : generateSigningKey())];
   let current = keys[0] as SigningKey;
   const counts = new Map<string, number>();
   let fault: IssuerFault = "none";
@@ -266,7 +256,7 @@ export async function startOpenIdIssuer(options: OpenIdIssuerOptions = {}) {
   );
   const port = await server.listen(options.port ?? 0);
   origin = `http://127.0.0.1:${port}`;
-  const tenant = options.tenantId ?? LOCAL_TENANT_ID;
+  const tenant = LOCAL_TENANT_ID;
   return {
     port,
     origin,

@@ -22,7 +22,13 @@ import {
 import { deadLetterContainer, deadLetterPlace } from "./dead-letter-container";
 import { type DeadLetterMarks, MARK_METADATA } from "./dead-letter-mark";
 import { deadLetterStoreFault, type StoreStep, storageCode } from "./dead-letter-store-faults";
-import { DEAD_LETTERED_AT_METADATA, ENDPOINT_METADATA, namesEndpoint } from "./dead-letter-writer";
+import {
+  DEAD_LETTERED_AT_METADATA,
+  type DeadLetterReason,
+  ENDPOINT_METADATA,
+  namesEndpoint,
+  REASON_METADATA,
+} from "./dead-letter-writer";
 import { DeadLettersUnavailable } from "./dead-letters-unavailable";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
 import type { DeliveryQueues } from "./delivery-queues";
@@ -35,6 +41,8 @@ export interface RedeliveryWindow {
   from?: Date;
   /** Dead letters written at or before this time (inclusive). */
   to?: Date;
+  /** Only dead letters of this `deadletterreason` (compared exactly); the others are left alone, uncounted. */
+  reason?: DeadLetterReason["reason"];
   /** Redeliver blobs marked `redelivered` too. */
   force?: boolean;
 }
@@ -143,6 +151,12 @@ function inWindow(at: Date | undefined, window: RedeliveryWindow): boolean {
   );
 }
 
+/** Whether the call is about this blob at all: written in the window, of the reason asked for. */
+function selected(blob: BlobItem, window: RedeliveryWindow): boolean {
+  if (window.reason !== undefined && blob.metadata?.[REASON_METADATA] !== window.reason) return false;
+  return inWindow(writtenAt(blob), window);
+}
+
 /** One run: the endpoint, where to log, the counts so far, and why it stops early, if it does. */
 interface Run {
   twinsInstanceId: string;
@@ -209,7 +223,7 @@ export class DeadLetterRedelivery {
     let outOfTime = false;
     try {
       for await (const blob of listWithDeadlines(container, `${endpoint.name}/`, this.storage)) {
-        if (!inWindow(writtenAt(blob), window)) continue;
+        if (!selected(blob, window)) continue;
         if (Date.now() >= beginBy) {
           outOfTime = true;
           break;

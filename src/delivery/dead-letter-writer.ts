@@ -8,9 +8,12 @@ import { deadLetterContainer, deadLetterPlace, deadLetterTargetKey } from "./dea
 import type { DeadLetterMarks } from "./dead-letter-mark";
 import { deadLetterBlobName, MAX_NAMES_PER_ID } from "./dead-letter-name";
 
+/** The `deadletterreason` values the writer records. */
+export const DEAD_LETTER_REASONS = ["MaxDeliveryAttemptsExceeded", "TtlExpired", "MessageRefused"] as const;
+
 export interface DeadLetterReason {
   /** MessageRefused: the Service Bus client refused to make a message of the event (e.g. an id over 128 characters). */
-  reason: "MaxDeliveryAttemptsExceeded" | "TtlExpired" | "MessageRefused";
+  reason: (typeof DEAD_LETTER_REASONS)[number];
   attempts: number;
   lastError: string;
 }
@@ -62,6 +65,9 @@ export function endpointIdMetadata(endpointId: string): string {
 export function namesEndpoint(value: string | undefined, endpointId: string): boolean {
   return value === endpointIdMetadata(endpointId) || value === headerSafe(endpointId.toLowerCase());
 }
+
+/** Why the event was dead-lettered: one of DEAD_LETTER_REASONS. */
+export const REASON_METADATA = "deadletterreason";
 
 /** When the event was last dead-lettered (ISO time): the first write, or a later one of the same blob. */
 export const DEAD_LETTERED_AT_METADATA = "deadletteredat";
@@ -152,7 +158,7 @@ export class DeadLetterWriter {
 
 function deadLetterRecord(why: DeadLetterReason, at: Date): Record<string, string> {
   return {
-    deadletterreason: why.reason,
+    [REASON_METADATA]: why.reason,
     deliveryattempts: String(why.attempts),
     lasterror: headerSafe(why.lastError),
     [DEAD_LETTERED_AT_METADATA]: at.toISOString(),

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { LOCAL_APP_ID_URI } from "../../client/cli/credentials";
@@ -6,6 +5,7 @@ import { LOCAL_APP_ID_URI as DEV_LOCAL_APP_ID_URI } from "../../dev/stand-ins/op
 import { parseFilter } from "../../src/event-routes/filter";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
 import { FUNCTION_KEY, MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";
+import { type CliRun, runTwin } from "./cli-runner";
 import {
   ASSESSMENT_INPUT,
   clientFor,
@@ -21,46 +21,18 @@ import {
 // setup compiles) against a local host in keys mode: every command, its table and its JSON, its
 // exit codes, and no key or secret in anything it prints.
 
-const CLI = path.join(__dirname, "..", "..", "dist", "client", "cli", "main.js");
 const INSTANCE = instanceId("cli-twins");
 const BAD_KEY = "not-the-function-key-4711";
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let host: TestHost;
 let folder: string;
 const outputs: string[] = [];
 
 /** Runs the CLI with the test host's address and, unless told otherwise, the function key. */
-function twin(args: string[], options: { input?: string; key?: string | null } = {}): Promise<Run> {
-  const { TWIN_FUNCTION_KEY: _key, TWIN_BASE_URL: _url, ...env } = process.env;
+function twin(args: string[], options: { input?: string; key?: string | null } = {}): Promise<CliRun> {
   const key = options.key === undefined ? FUNCTION_KEY : options.key;
   const auth = key === null ? [] : ["--key", key];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args, "--base-url", host.baseUrl, ...auth], {
-      cwd: folder,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once("error", reject);
-    child.once("close", (code) => {
-      outputs.push(stdout, stderr);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? "");
-  });
+  return runTwin([...args, "--base-url", host.baseUrl, ...auth], folder, outputs, options.input);
 }
 
 async function twinJson(args: string[], options: { input?: string; key?: string } = {}): Promise<unknown> {
@@ -158,30 +130,15 @@ describe("credentials", () => {
         "",
       ].join("\n"),
     );
-    const { TWIN_FUNCTION_KEY: _key, TWIN_BASE_URL: _url, ...processEnv } = process.env;
-    const run = await new Promise<Run>((resolve) => {
-      const child = spawn(process.execPath, [CLI, "profiles", "list", "--local", "--local-env", env], {
-        cwd: folder,
-        env: processEnv,
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.once("close", (code) => resolve({ code, stdout, stderr }));
-    });
-    outputs.push(run.stdout, run.stderr);
+    const run = await runTwin(["profiles", "list", "--local", "--local-env", env], folder, outputs);
     expect(run).toEqual({ code: 0, stdout: expect.stringMatching(/^(NAME {2}|No profiles\.)/), stderr: "" });
   });
 
-  it("--local without the file is a usage error naming it", async () => {
+  it("--local without the file: no stack to reach (exit code 1), naming the file and `npm start`", async () => {
     const run = await twin(["profiles", "list", "--local", "--local-env", "nowhere.env"], { key: null });
-    expect(run.code).toBe(2);
+    expect(run.code).toBe(1);
     expect(run.stderr).toContain(path.join(folder, "nowhere.env"));
+    expect(run.stderr).toContain("Start it with `npm start`");
   });
 
   it("the local app registration is the local stack's", () => {

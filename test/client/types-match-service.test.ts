@@ -11,7 +11,7 @@ import type {
 } from "../../src/endpoints/endpoint-schema";
 import type { eventRoutePutSchema, eventRouteSchema } from "../../src/event-routes/event-route-schema";
 import type { healthReportSchema } from "../../src/health/health-check";
-import type { redeliverResultSchema } from "../../src/http/routes/endpoint-actions";
+import type { redeliverRequestSchema, redeliverResultSchema } from "../../src/http/routes/endpoint-actions";
 import type {
   testEventRouteFilterRequestSchema,
   testEventRouteFilterResultSchema,
@@ -77,6 +77,14 @@ describe("the client's types", () => {
     expect([
       holds<Within<client.EventRouteInput, Put>>(),
       holds<Same<RequiredKeys<Put>, keyof client.EventRouteInput>>(),
+    ]).toEqual([true, true]);
+  });
+
+  it("redeliver dead letters with the body the service takes, every reason of it", () => {
+    type Input = z.input<typeof redeliverRequestSchema>;
+    expect([
+      holds<Same<client.RedeliverDeadLettersInput, Input>>(),
+      holds<Same<client.DeadLetterReason, NonNullable<Input["reason"]>>>(),
     ]).toEqual([true, true]);
   });
 

@@ -123,6 +123,28 @@ it("installs the command line, twin, as the package's bin: it runs and says what
     (error: { stderr: string; code: number }) => ({ stderr: error.stderr, code: error.code }),
   );
   expect(missing).toEqual({ code: 4, stderr: "error: 404 ResourceNotFound: Nothing here.\n" });
+  // The storage commands load the storage SDKs the package declares; the SAS is never printed.
+  const storageCalls: [string[], string][] = [
+    [["dead-letters", "list", "--container-url", `${baseUrl}/c?sv=1&sig=s3cret`], "list the blobs of"],
+    [
+      ["poison", "peek", "--queue-service-url", `${baseUrl}/account?sv=1&sig=s3cret`],
+      "peek at twin-events-poison of",
+    ],
+  ];
+  for (const [args, what] of storageCalls) {
+    const answer = await promisify(execFile)(process.execPath, [bin, ...args], {
+      cwd: project,
+      timeout: 30_000,
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { stderr: string; code: number }) => ({ stderr: error.stderr, code: error.code }),
+    );
+    expect(answer).toEqual({ code: 4, stderr: expect.stringContaining(`error: cannot ${what} ${baseUrl}`) });
+    expect(answer.stderr).not.toContain("s3cret");
+  }
+  expect(Object.keys(manifest.dependencies)).toEqual(
+    expect.arrayContaining(["@azure/storage-blob", "@azure/storage-queue"]),
+  );
 });
 
 it("gives import and require the same objects: one ServiceError class", () => {

@@ -1,5 +1,4 @@
-import { SAMPLE_ASSESSMENTS } from "../../dev/seed/sample-assessments";
-import { seedAssessments } from "../../dev/seed/seed-assessments";
+import { SAMPLE_ASSESSMENTS, seedAssessments } from "../../dev/seed/sample-assessments";
 import { ASSESSMENT_API_VERSIONS } from "../../src/common/api-versions";
 import { expectArmError, expectHostAnswer } from "../support/arm";
 import { MASTER_KEY, startTestHost, type TestHost } from "../support/test-host";

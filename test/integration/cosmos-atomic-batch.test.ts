@@ -55,9 +55,11 @@ it("commits every operation, Replace and Delete included, in the batch's partiti
   expect((await container.item("kept", "a").read()).resource?.value).toBe(2);
 });
 
-it("undoes the operations before a failure and answers 207 with 424 for the others", async () => {
+it("undoes the operations before a failure, versions included, and answers 207 with 424 for the others", async () => {
   const { resource: ledger } = await container.items.create({ id: "ledger", group: "b", count: 0 });
-  await container.item("ledger", "b").replace({ id: "ledger", group: "b", count: 1 });
+  const { resource: current } = await container
+    .item("ledger", "b")
+    .replace({ id: "ledger", group: "b", count: 1 });
   const operations: OperationInput[] = [
     { operationType: "Create", resourceBody: { id: "first", group: "b" } },
     { operationType: "Delete", id: "ledger" },
@@ -74,22 +76,9 @@ it("undoes the operations before a failure and answers 207 with 424 for the othe
   expect(response.code).toBe(207);
   expect(response.result?.map((result) => result.statusCode)).toEqual([424, 424, 404, 424]);
   expect(await ids("b")).toEqual(["ledger"]);
+  // As it was, ETag included, so an ETag read before the batch still matches.
   const { resource: after } = await container.item("ledger", "b").read();
-  expect(after?.count).toBe(1);
-});
-
-it("keeps the documents' versions on rollback, so ETags read before still match", async () => {
-  const { resource: original } = await container.items.create({ id: "versioned", group: "c", value: 1 });
-  const response = await container.items.batch(
-    [
-      { operationType: "Replace", id: "versioned", resourceBody: { id: "versioned", group: "c", value: 2 } },
-      { operationType: "Create", resourceBody: { id: "versioned", group: "c" } },
-    ],
-    "c",
-  );
-  expect(response.code).toBe(207);
-  const { resource: current } = await container.item("versioned", "c").read();
-  expect({ value: current?.value, etag: current?._etag }).toEqual({ value: 1, etag: original?._etag });
+  expect({ count: after?.count, etag: after?._etag }).toEqual({ count: 1, etag: current?._etag });
 });
 
 it("refuses a document outside the batch's partition, and undoes the rest", async () => {

@@ -122,6 +122,16 @@ it("re-queues 3 dead letters to the fixed endpoint, marks them, skips them when 
       to: "2020-01-01T00:00:00Z",
     }),
   ).toEqual({ requeued: 0, skipped: 0, failed: 0 });
+
+  // By reason, compared exactly: another reason's dead letters are left alone, uncounted.
+  expect(await counts(instance, "fixed", { reason: "TtlExpired", force: true })).toEqual({
+    requeued: 0,
+    skipped: 0,
+    failed: 0,
+  });
+  expect(
+    await client.endpoints.redeliverDeadLetters(instance, "fixed", { reason: "MaxDeliveryAttemptsExceeded" }),
+  ).toEqual({ requeued: 0, skipped: 3, failed: 0 });
 });
 
 it("answers 400 for from after to or a bad field, 404 for a missing endpoint, 409 without a dead-letter secret", async () => {
@@ -137,6 +147,11 @@ it("answers 400 for from after to or a bad field, 404 for a missing endpoint, 40
   expect(await reversed.json()).toMatchObject({ error: { code: "InvalidRequestContent", target: "from" } });
   expect((await redeliver(instance, "no-dead-letters", { from: "yesterday" })).status).toBe(400);
   expect((await redeliver(instance, "no-dead-letters", { forse: true })).status).toBe(400);
+  const wrongCase = await redeliver(instance, "no-dead-letters", { reason: "ttlexpired" });
+  expect(wrongCase.status).toBe(400);
+  expect(await wrongCase.json()).toMatchObject({
+    error: { code: "InvalidRequestContent", target: "reason" },
+  });
 
   const missing = await redeliver(instance, "nowhere-ep");
   expect(missing.status).toBe(404);

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import { caBundleFile, loadOrCreateLocalTls, writeCaBundle } from "../../dev/local-tls";
+import { extraCaCertsFile, loadOrCreateLocalTls } from "../../dev/local-tls";
 import { startStack } from "../../dev/stack";
 import { buildProject } from "./build-once";
 import { FUNCTION_KEY, MASTER_KEY, type SharedStandIns, STAND_INS_ENV } from "./stand-ins-env";
@@ -9,40 +9,26 @@ import { FUNCTION_KEY, MASTER_KEY, type SharedStandIns, STAND_INS_ENV } from "./
 /**
  * For the tests that need the stack (every project but `unit`): builds dist/ (tests run the built
  * launcher and stand-ins as `npm start` does), then starts the stand-ins every test file shares,
- * through dev/stack.ts on free ports: the Cosmos DB server in this process and Azurite as a child,
- * its data in a temporary folder that global teardown removes. Each test file then isolates itself
+ * through dev/stack.ts on free ports: the Cosmos DB server and Azurite as children, in memory,
+ * stopped by global teardown. Each test file then isolates itself
  * with its own database and its own local host (test-host.ts).
  */
 export default async function globalSetup(): Promise<void> {
   buildProject();
   installTypescriptToday();
-  const stack = await startStack(
-    { FUNCTION_KEY, MASTER_KEY },
-    {
-      ports: "free",
-      persistent: false,
-      cosmos: "in-process",
-      serviceBus: "none",
-      host: "none",
-      childOutput: "errors",
-    },
-  );
+  const stack = await startStack({ FUNCTION_KEY, MASTER_KEY }, { persistent: false, host: false });
   const tls = await loadOrCreateLocalTls();
   const shared: SharedStandIns = {
-    cosmosEndpoint: stack.cosmosEndpoint,
-    storageConnectionString: stack.storageConnectionString,
-    blobTlsEndpoint: stack.blobTlsEndpoint as string,
+    cosmosEndpoint: stack.plan.settings.COSMOS_ENDPOINT as string,
+    storageConnectionString: stack.plan.settings.AzureWebJobsStorage as string,
+    blobTlsEndpoint: stack.plan.azurite?.blobTlsEndpoint as string,
     certFile: tls.certFile,
   };
   // The workers Jest starts next inherit this environment: hosts running in them send to the
   // AMQPS and HTTPS stand-ins as identity-based delivery does in Azure, over TLS they trust as a
   // function app trusts Azure's (Node reads NODE_EXTRA_CA_CERTS at start only). A file the
   // developer set is kept, bundled with the local certificate.
-  const inherited = process.env.NODE_EXTRA_CA_CERTS;
-  process.env.NODE_EXTRA_CA_CERTS =
-    inherited && inherited !== tls.certFile && inherited !== caBundleFile()
-      ? writeCaBundle(tls, inherited)
-      : tls.certFile;
+  process.env.NODE_EXTRA_CA_CERTS = extraCaCertsFile(tls, process.env.NODE_EXTRA_CA_CERTS);
   process.env[STAND_INS_ENV] = JSON.stringify(shared);
   (globalThis as Record<string, unknown>).__stack = stack;
 }

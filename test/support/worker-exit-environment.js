@@ -29,9 +29,14 @@ function held() {
   return extra.join(", ") || "nothing beyond its pipes";
 }
 
+/** Appends to a log under .local/, which a fresh clone's first unit run has not made yet. */
+function append(file, text) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  appendFileSync(file, text);
+}
+
 function record(what) {
-  mkdirSync(path.dirname(LOG), { recursive: true });
-  appendFileSync(LOG, `worker ${process.pid} ${what} after ${recentFiles.join(", ")}\n`);
+  append(LOG, `worker ${process.pid} ${what} after ${recentFiles.join(", ")}\n`);
 }
 
 /** When Jest's end reached this worker (see below). */
@@ -54,7 +59,7 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     if (entry.duration < 250) continue;
     const heap = process.memoryUsage().heapUsed >> 20;
-    appendFileSync(
+    append(
       `${LOG}.ends`,
       `worker ${process.pid} gc ${Math.round(entry.duration)} ms (heap now ${heap} MB) in ${recentFiles.at(-1)}\n`,
     );
@@ -73,7 +78,7 @@ process.removeListener = function (event, listener) {
   if (event === "message" && endedAt === undefined && process.listenerCount("message") === 0) {
     endedAt = Date.now();
     const { rss, heapUsed } = process.memoryUsage();
-    appendFileSync(
+    append(
       `${LOG}.ends`,
       `worker ${process.pid} got Jest's end at ${new Date(endedAt).toISOString()}, rss ${Math.round(rss / 2 ** 20)} MB, heap ${Math.round(heapUsed / 2 ** 20)} MB, holding ${held()}\n`,
     );

@@ -1,6 +1,6 @@
 import { decodeQueueText } from "../../bench/bare-forwarder";
 import { serviceFirst, sizedEvents } from "../../bench/delivery";
-import { decodeQueueMessage } from "../../dev/queue-trigger-message";
+import { decodeQueueMessage } from "../../dev/queue-trigger";
 import { expandCompressedEvents } from "../../src/events/compressed-events";
 import { packQueueTexts } from "../../src/events/queue-texts";
 import { requestTraceContext, withTraceContext } from "../../src/events/trace-context";

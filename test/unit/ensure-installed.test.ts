@@ -29,7 +29,7 @@ function runWithFakeNpm(exitCode: number): { status: number | null; stdout: stri
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-it("says the install is still going while npm is quiet, and when it is done", () => {
+it("says the install is still going while npm is quiet, and when it is done; fails when npm fails", () => {
   const { status, stdout } = runWithFakeNpm(0);
   expect(status).toBe(0);
   expect(stdout).toMatch(/^Installing dependencies \(first run, about 2 minutes\)…\n/);
@@ -38,10 +38,8 @@ it("says the install is still going while npm is quiet, and when it is done", ()
     2,
   );
   expect(stdout).toMatch(/Dependencies installed in \d+ s\.\n$/);
-});
-
-it("fails when npm fails, so npm start goes no further", () => {
-  const { status, stderr } = runWithFakeNpm(3);
-  expect(status).toBe(1);
-  expect(stderr).toContain("npm ci failed (exit code 3)");
+  // So npm start goes no further.
+  const failed = runWithFakeNpm(3);
+  expect(failed.status).toBe(1);
+  expect(failed.stderr).toContain("npm ci failed (exit code 3)");
 });

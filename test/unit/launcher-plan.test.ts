@@ -1,13 +1,10 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { projectRoot } from "../../dev/local-paths";
 import { ensureLocalSecretsKey, rotateLocalSecretsKey } from "../../dev/local-secrets-key";
 import { loadLocalSettings, readSettingsFile } from "../../dev/local-settings";
-import { PortInUseError } from "../../dev/ports";
 import { planStack } from "../../dev/stack-plan";
-import { COSMOS_EMULATOR_KEY } from "../../dev/stand-ins/cosmos-server";
 import { principalObjectId, LOCAL_TENANT_ID as T } from "../../dev/stand-ins/openid-issuer";
-import { curlExample, formatSummary, shellQuote } from "../../dev/summary";
 import { loadConfig } from "../../src/config";
 import { secretSealer } from "../../src/secrets/secret-keys";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
@@ -26,39 +23,26 @@ const file = (content: string) => {
 };
 
 describe("planStack", () => {
-  it("runs every stand-in on the default ports, with settings the service accepts", () => {
+  it("runs every stand-in on the default ports or the moved ones", () => {
     const plan = planStack({ ...keys });
     expect(plan.ports.map(({ variable, port }) => `${variable}=${port}`).join(" ")).toBe(
       "PORT=7071 AZURITE_BLOB_PORT=10000 AZURITE_QUEUE_PORT=10001 COSMOS_PORT=8081 SERVICEBUS_PORT=5672 ISSUER_PORT=7072 SERVICEBUS_TLS_PORT=5671 AZURITE_BLOB_TLS_PORT=10443 IDENTITY_PORT=7073",
     );
     expect(plan.settings).toMatchObject({
       COSMOS_ENDPOINT: "https://127.0.0.1:8081/",
-      COSMOS_KEY: COSMOS_EMULATOR_KEY,
       ALLOW_LOOPBACK_ENDPOINTS: "true", // the stand-ins are on loopback
       SERVICEBUS_SUBSCRIPTIONS: "example-topic/example-sub",
     });
     expect(plan.settings.AzureWebJobsStorage).toContain(
       "QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1",
     );
-    expect(plan.serviceBus.connectionString).toContain("Endpoint=sb://127.0.0.1:5672/;");
-    const settings = { ...sample(), LOCAL_DATA_DIR: tempDir("launcher-plan-") };
-    ensureLocalSecretsKey(settings);
-    expect(loadConfig(planStack(settings).settings).ALLOW_LOOPBACK_ENDPOINTS).toBe(true);
-    expect(planStack({ ...keys, ALLOW_LOOPBACK_ENDPOINTS: "false" }).settings.ALLOW_LOOPBACK_ENDPOINTS).toBe(
-      "false",
-    );
-    expect(planStack({ ...keys, SERVICEBUS_SUBSCRIPTIONS: "o/a" }).settings.SERVICEBUS_SUBSCRIPTIONS).toBe(
-      "o/a,example-topic/example-sub",
-    );
-  });
-
-  it("follows the port variables", () => {
-    const variables = ["PORT", "AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "COSMOS_PORT", "SERVICEBUS_PORT"];
-    const more = ["ISSUER_PORT", "SERVICEBUS_TLS_PORT", "AZURITE_BLOB_TLS_PORT", "IDENTITY_PORT"];
-    const moved = Object.fromEntries([...variables, ...more].map((name, index) => [name, String(index + 1)]));
-    const plan = planStack({ ...keys, ...moved });
-    expect(plan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(plan.settings.COSMOS_ENDPOINT).toBe("https://127.0.0.1:4/");
+    const moved = Object.fromEntries(plan.ports.map(({ variable }, index) => [variable, String(index + 1)]));
+    const movedPlan = planStack({ ...keys, ...moved, SERVICEBUS_SUBSCRIPTIONS: "o/a" });
+    expect(movedPlan.ports.map(({ port }) => port)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(movedPlan.settings).toMatchObject({
+      COSMOS_ENDPOINT: "https://127.0.0.1:4/",
+      SERVICEBUS_SUBSCRIPTIONS: "o/a,example-topic/example-sub",
+    });
   });
 
   it("uses configured storage and Cosmos DB instead of the stand-ins (not for UseDevelopmentStorage=true)", () => {
@@ -94,69 +78,44 @@ describe("planStack", () => {
       "PORT and ISSUER_PORT are both 7072; give each its own port.",
     );
     expect(() => planStack({})).toThrow(/^FUNCTION_KEY and MASTER_KEY must be set/);
-    expect(new PortInUseError([{ port: 1, variable: "PORT" }]).message).toBe(
-      "Port 1 is already in use; set PORT to another port.",
-    );
   });
 });
 
-describe("local settings", () => {
-  it("reads a Functions settings file, the environment winning, else the sample", () => {
-    const values = file('{"IsEncrypted":false,"Values":{"A":"1","B":2,"C":true}}');
-    expect(loadLocalSettings({ LOCAL_SETTINGS_FILE: values, C: "env" }).values).toMatchObject({
-      A: "1",
-      B: "2",
-      C: "env",
-    });
-    expect(loadLocalSettings({}).file).toBeDefined();
+it("reads a Functions settings file, the environment winning; refuses one that is not JSON or is encrypted", () => {
+  const values = file('{"IsEncrypted":false,"Values":{"A":"1","B":2,"C":true}}');
+  expect(loadLocalSettings({ LOCAL_SETTINGS_FILE: values, C: "env" }).values).toMatchObject({
+    A: "1",
+    B: "2",
+    C: "env",
   });
-
-  it("refuses a file that is not JSON or is encrypted, naming it", () => {
-    expect(() => readSettingsFile(file("{ // comment\n}"))).toThrow(/^settings\.json is not valid JSON/);
-    expect(() => readSettingsFile(file('{"IsEncrypted":true,"Values":{}}'))).toThrow(/encrypted/);
-  });
+  expect(() => readSettingsFile(file("{ // comment\n}"))).toThrow(/^settings\.json is not valid JSON/);
+  expect(() => readSettingsFile(file('{"IsEncrypted":true,"Values":{}}'))).toThrow(/encrypted/);
 });
 
 describe("the local secrets key and npm run rotate-key", () => {
+  // The committed sample's settings, which the service must accept.
   function started(folder: string, extra: Record<string, string> = {}) {
     const settings: Record<string, string> = { ...sample(), ...extra, LOCAL_DATA_DIR: folder };
     const key = ensureLocalSecretsKey(settings);
     return { key, settings, sealer: secretSealer(loadConfig(planStack(settings).settings)) };
   }
 
-  it("is generated into LOCAL_DATA_DIR, reused, and left alone when the settings bring one", () => {
-    const folder = tempDir("launcher-key-");
-    const first = started(folder);
-    expect(first.key).toEqual({
-      file: path.join(folder, "secrets-encryption-key"),
-      generated: true,
-      previous: 0,
-    });
-    expect(started(folder).settings.SECRETS_ENCRYPTION_KEY).toBe(first.settings.SECRETS_ENCRYPTION_KEY);
-    const given = { LOCAL_DATA_DIR: tempDir("launcher-key-"), SECRETS_ENCRYPTION_KEY: "given" };
-    expect(ensureLocalSecretsKey(given)).toEqual({ file: undefined, generated: false, previous: 0 });
-  });
-
-  it("rotates: a plain restart seals with the new key and opens what every earlier key sealed", () => {
+  it("rotates: a plain restart seals with the new key and opens what every earlier key, and the settings' own, sealed", () => {
     const folder = tempDir("rotate-key-");
     const sealedFirst = started(folder).sealer.seal("first secret", "endpoint-1");
-    expect(rotateLocalSecretsKey({ LOCAL_DATA_DIR: folder }).previous).toBe(1);
-    const second = started(folder);
-    expect(second.key.previous).toBe(1);
-    const sealedSecond = second.sealer.seal("second secret", "endpoint-2");
+    rotateLocalSecretsKey({ LOCAL_DATA_DIR: folder });
+    const sealedSecond = started(folder).sealer.seal("second secret", "endpoint-2");
     expect(rotateLocalSecretsKey({ LOCAL_DATA_DIR: folder }).previous).toBe(2);
     const third = started(folder, {
       SECRETS_ENCRYPTION_PREVIOUS_KEYS: Buffer.alloc(32, 9).toString("base64"),
     });
+    expect(third.key.previous).toBe(2);
     expect(third.sealer.open(sealedFirst, "endpoint-1")).toBe("first secret");
     expect(third.sealer.open(sealedSecond, "endpoint-2")).toBe("second secret");
     expect(third.settings.SECRETS_ENCRYPTION_PREVIOUS_KEYS?.split(",")).toHaveLength(3);
-    for (const name of ["secrets-encryption-key", "secrets-encryption-previous-keys"]) {
-      expect(readFileSync(path.join(folder, name), "utf8")).toMatch(/^([A-Za-z0-9+/]+=*\n)+$/);
-    }
   });
 
-  it("refuses damaged key files, no key yet, or a key from the settings", () => {
+  it("refuses damaged key files, no key yet, or a key from the settings, which it leaves alone", () => {
     const folder = tempDir("rotate-key-");
     writeFileSync(path.join(folder, "secrets-encryption-key"), "not a key\n");
     expect(() => ensureLocalSecretsKey({ LOCAL_DATA_DIR: folder })).toThrow(
@@ -164,19 +123,19 @@ describe("the local secrets key and npm run rotate-key", () => {
     );
     const other = tempDir("rotate-key-");
     expect(() => rotateLocalSecretsKey({ LOCAL_DATA_DIR: other })).toThrow(/npm start makes one/);
-    expect(() => rotateLocalSecretsKey({ LOCAL_DATA_DIR: other, SECRETS_ENCRYPTION_KEY: "k" })).toThrow(
-      /SECRETS_ENCRYPTION_KEY is set/,
-    );
+    const given = { LOCAL_DATA_DIR: other, SECRETS_ENCRYPTION_KEY: "k" };
+    expect(() => rotateLocalSecretsKey(given)).toThrow(/SECRETS_ENCRYPTION_KEY is set/);
+    expect(ensureLocalSecretsKey(given)).toEqual({ file: undefined, generated: false, previous: 0 });
     started(other);
     writeFileSync(path.join(other, "secrets-encryption-previous-keys"), "not a key\n");
     expect(() => ensureLocalSecretsKey({ LOCAL_DATA_DIR: other })).toThrow(
-      /secrets-encryption-previous-keys holds a line/,
+      /secrets-encryption-previous-keys does not hold/,
     );
   });
 });
 
 describe("who may call the local stack", () => {
-  it("is Entra ID tokens from the local issuer by default, the developer an administrator", () => {
+  it("is Entra ID tokens from the local issuer by default, the developer an administrator if named", () => {
     const plan = planStack({ ...keys, AUTH_MODE: "  ", ISSUER_PORT: "17072" });
     const authority = `http://127.0.0.1:17072/${T}/v2.0`;
     expect(plan.settings).toMatchObject({
@@ -187,38 +146,6 @@ describe("who may call the local stack", () => {
       AUTH_ADMIN_PRINCIPALS: developer,
     });
     expect(plan.issuer).toMatchObject({ port: 17072, authority, developerIsAdmin: true });
-    expect(plan.issuer?.keyFile).toBe(path.join(projectRoot(), ".local", "issuer-key.json"));
-  });
-
-  it("is the keys, or the developer's own authority, with no local issuer and nothing invented", () => {
-    const own = "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0";
-    for (const settings of <Record<string, string>[]>[
-      { AUTH_MODE: "keys", ISSUER_PORT: "x", PORT: "7072" },
-      { AUTH_AUTHORITY: own },
-    ]) {
-      const plan = planStack({ ...keys, ...settings });
-      expect(plan.issuer).toBeUndefined();
-      expect(plan.ports.map(({ variable }) => variable)).not.toContain("ISSUER_PORT");
-      expect(plan.settings).not.toHaveProperty("AUTH_AUDIENCE");
-    }
-  });
-
-  it("replaces a local issuer's AUTH_AUTHORITY of an earlier start, keeps any other", () => {
-    for (const stale of [`http://localhost:7072/${T.toUpperCase()}/v2.0/`, ` http://[::1]:1/${T}/v2.0 `]) {
-      expect(planStack({ ...keys, AUTH_AUTHORITY: stale }).settings.AUTH_AUTHORITY).toBe(
-        `http://127.0.0.1:7072/${T}/v2.0`,
-      );
-    }
-    for (const other of [
-      `https://127.0.0.1:7072/${T}/v2.0`,
-      `http://example.com:7072/${T}/v2.0`,
-      `http://127.0.0.1:7072/${T}`,
-    ]) {
-      expect(planStack({ ...keys, AUTH_AUTHORITY: other }).issuer).toBeUndefined();
-    }
-  });
-
-  it("keeps the administrators the developer set, the developer one only when named", () => {
     const other = "11111111-2222-4333-8444-555555555555";
     const admin = (principals: string) =>
       planStack({ ...keys, AUTH_ADMIN_PRINCIPALS: principals }).issuer?.developerIsAdmin;
@@ -227,52 +154,24 @@ describe("who may call the local stack", () => {
     expect(admin(`${T.toUpperCase()}/${developer}`)).toBe(true);
     expect(admin(`${other}/${developer}`)).toBe(false);
   });
-});
 
-describe("the start summary", () => {
-  const secrets = { file: undefined, generated: false, previous: 0 };
-  const summary = (settings: Record<string, string>, envFile?: string) =>
-    formatSummary(
-      planStack({ FUNCTION_KEY: "fkey-123", MASTER_KEY: "mkey-456", ...settings }),
-      undefined,
-      secrets,
-      undefined,
-      envFile,
-    );
-
-  it("under entra: the issuer, the developer, the token's file and how to get others; no keys", () => {
-    const text = summary({}, path.join(projectRoot(), ".local", "local.env"));
-    expect(text).toContain(`issuer           http://127.0.0.1:7072/${T}/v2.0`);
-    expect(text).toContain(`${developer} (Owner at /: AUTH_ADMIN_PRINCIPALS)`);
-    expect(text).toContain("TOKEN in .local/local.env");
-    expect(text).toContain("npm run -s token -- <name> [--app] [--hours N]");
-    expect(text).toContain(`-H "Authorization: Bearer $TOKEN"`);
-    expect(text).toMatch(
-      /Cosmos DB +https:\/\/127\.0\.0\.1:8081\/ \(every write kept on disk under \.local\/ before/,
-    );
-    expect(text).not.toMatch(/fkey-123|mkey-456/);
-  });
-
-  it("under keys, in memory, or with the developer's own authority", () => {
-    const text = summary({ AUTH_MODE: "keys", LOCAL_DATA_IN_MEMORY: "true" });
-    expect(text).toContain("function key     fkey-123");
-    expect(text).toContain("master key       mkey-456");
-    expect(text).toContain("OpenID issuer    -");
-    expect(text).toContain("(in memory only, LOCAL_DATA_IN_MEMORY=true: gone when it stops)");
-    expect(text).not.toMatch(/Bearer|npm run token/);
-    const authority = "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0";
-    expect(summary({ AUTH_AUTHORITY: authority, AUTH_AUDIENCE: "api://mine" })).toContain(
-      `an Entra ID token (AUTH_MODE=entra) from ${authority} for api://mine`,
-    );
-  });
-
-  it("prints a curl example quoted for the shell", () => {
-    expect(shellQuote("http://127.0.0.1:7071/x")).toBe("http://127.0.0.1:7071/x");
-    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
-    expect(curlExample("http://127.0.0.1:7071", { functionKey: "key" })).toBe(
-      `curl -X PUT http://127.0.0.1:7071/authenticationProfiles/example -H 'x-functions-key: key' ` +
-        `-H 'Content-Type: application/json' -d '{"authenticationProfileContent":` +
-        `"{\\"AllowDBUserOverride\\":\\"1\\",\\"Client_ID\\":\\"ExampleClientID\\",\\"App_ID\\":\\"example\\"}"}'`,
-    );
+  it("is the keys, or the developer's own authority, with no local issuer; an earlier start's local one is replaced", () => {
+    for (const settings of <Record<string, string>[]>[
+      { AUTH_MODE: "keys", ISSUER_PORT: "x", PORT: "7072" },
+      { AUTH_AUTHORITY: "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0" },
+    ]) {
+      const plan = planStack({ ...keys, ...settings });
+      expect(plan.issuer).toBeUndefined();
+      expect(plan.ports.map(({ variable }) => variable)).not.toContain("ISSUER_PORT");
+      expect(plan.settings).not.toHaveProperty("AUTH_AUDIENCE");
+    }
+    for (const stale of [`http://localhost:7072/${T.toUpperCase()}/v2.0/`, ` http://[::1]:1/${T}/v2.0 `]) {
+      expect(planStack({ ...keys, AUTH_AUTHORITY: stale }).settings.AUTH_AUTHORITY).toBe(
+        `http://127.0.0.1:7072/${T}/v2.0`,
+      );
+    }
+    for (const other of [`https://127.0.0.1:7072/${T}/v2.0`, `http://example.com:7072/${T}/v2.0`]) {
+      expect(planStack({ ...keys, AUTH_AUTHORITY: other }).issuer).toBeUndefined();
+    }
   });
 });

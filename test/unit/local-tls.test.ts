@@ -3,7 +3,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import * as tls from "node:tls";
-import { generateLocalCertificate, isUsable, loadOrCreateLocalTls, writeCaBundle } from "../../dev/local-tls";
+import {
+  extraCaCertsFile,
+  generateLocalCertificate,
+  isUsable,
+  loadOrCreateLocalTls,
+} from "../../dev/local-tls";
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 // The local TLS certificate: the loopback names, its own trust anchor, made once and reused.
@@ -20,27 +25,6 @@ it("names localhost, 127.0.0.1 and ::1, anchors its own trust, and is not usable
   expect(isUsable(cert, Date.parse(x509.validTo) - 24 * 3600 * 1000)).toBe(false);
   expect(isUsable(cert, Date.now() - 3600 * 1000)).toBe(false);
   expect(isUsable("not a certificate")).toBe(false);
-});
-
-it("is trusted from a bundle that holds another clone's certificate before it", async () => {
-  // OpenSSL takes the first trust anchor of the issuer's name: certificates named alike failed
-  // each other's checks (DEPTH_ZERO_SELF_SIGNED_CERT). Each has a subject of its own.
-  const other = await generateLocalCertificate();
-  const ours = await generateLocalCertificate();
-  const server = tls.createServer({ key: ours.key, cert: ours.cert }, (socket) => socket.end());
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const { port } = server.address() as AddressInfo;
-    const ca = [other.cert, ours.cert];
-    const verified = await new Promise<boolean>((resolve) => {
-      const socket = tls.connect({ port, host: "127.0.0.1", servername: "localhost", ca });
-      socket.once("secureConnect", () => resolve(socket.authorized));
-      socket.once("error", () => resolve(false));
-    });
-    expect(verified).toBe(true);
-  } finally {
-    server.close();
-  }
 });
 
 it("is made once into its folder, also by processes at once, reused, and replaced when damaged", async () => {
@@ -61,11 +45,30 @@ it("is made once into its folder, also by processes at once, reused, and replace
   expect(readFileSync(replaced.certFile, "utf8")).toBe(replaced.cert);
 });
 
-it("bundles another CA file with it, for a NODE_EXTRA_CA_CERTS of the developer's", async () => {
+it("is what NODE_EXTRA_CA_CERTS names, bundled after another CA file of the developer's, and trusted from there", async () => {
   const dir = tempDir("local-tls-");
   const local = await loadOrCreateLocalTls(dir);
-  const otherFile = path.join(dir, "company-ca.pem");
+  expect(extraCaCertsFile(local, undefined, dir)).toBe(local.certFile);
+  expect(extraCaCertsFile(local, local.certFile, dir)).toBe(local.certFile);
+  // Another clone's certificate first: OpenSSL takes the first trust anchor of the issuer's name,
+  // so certificates named alike failed each other's checks (DEPTH_ZERO_SELF_SIGNED_CERT).
+  const otherFile = path.join(dir, "other-clone.pem");
   writeFileSync(otherFile, (await generateLocalCertificate()).cert);
-  const bundle = readFileSync(writeCaBundle(local, otherFile, dir), "utf8");
-  expect(bundle).toBe(`${readFileSync(otherFile, "utf8").trimEnd()}\n${local.cert}`);
+  const bundle = extraCaCertsFile(local, otherFile, dir);
+  expect(extraCaCertsFile(local, bundle, dir)).toBe(local.certFile);
+  const server = tls.createServer({ key: local.key, cert: local.cert }, (socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const ca = readFileSync(bundle, "utf8");
+    expect(ca.startsWith(readFileSync(otherFile, "utf8").trimEnd())).toBe(true);
+    const verified = await new Promise<boolean>((resolve) => {
+      const socket = tls.connect({ port, host: "127.0.0.1", servername: "localhost", ca });
+      socket.once("secureConnect", () => resolve(socket.authorized));
+      socket.once("error", () => resolve(false));
+    });
+    expect(verified).toBe(true);
+  } finally {
+    server.close();
+  }
 });

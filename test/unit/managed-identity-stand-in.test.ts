@@ -1,7 +1,4 @@
-import * as path from "node:path";
-import { planManagedIdentity } from "../../dev/identity-plan";
-import { projectRoot } from "../../dev/local-paths";
-import { planStack } from "../../dev/stack-plan";
+import { planManagedIdentity, planStack } from "../../dev/stack-plan";
 import {
   ENDPOINT_NO_ROLE,
   ENDPOINT_SENDER,
@@ -47,14 +44,13 @@ it("finds identities by App Service's query: none (system), client id, ARM id in
 });
 
 describe("the stack's identity settings", () => {
-  it("point the host at the stand-in, trust the local certificate and list the user-assigned identities", () => {
+  it("point the host at the stand-in and list the user-assigned identities", () => {
     const settings: Record<string, string> = { LOCAL_DATA_DIR: "/tmp/identity-plan" };
     const plan = planManagedIdentity(settings, 17073);
     expect(settings).toMatchObject({
       IDENTITY_PORT: "17073",
       IDENTITY_ENDPOINT: "http://127.0.0.1:17073/msi/token",
       IDENTITY_HEADER: plan.header,
-      NODE_EXTRA_CA_CERTS: path.join(projectRoot(), ".local", "tls", "localhost-cert.pem"),
       ENDPOINT_USER_ASSIGNED_IDENTITIES: `${ENDPOINT_SENDER.resourceId},${ENDPOINT_NO_ROLE.resourceId}`,
       SERVICEBUS_DATA_SENDERS: LOCAL_SERVICEBUS_SENDERS.join(","),
     });
@@ -62,19 +58,10 @@ describe("the stack's identity settings", () => {
     expect(planManagedIdentity({}, 1).header).not.toBe(plan.header);
   });
 
-  it("keep the developer's senders, and bundle a NODE_EXTRA_CA_CERTS they had with the local certificate", () => {
-    const settings: Record<string, string> = {
-      NODE_EXTRA_CA_CERTS: "/etc/company-ca.pem",
-      SERVICEBUS_DATA_SENDERS: "x",
-    };
-    const plan = planManagedIdentity(settings, 1);
-    expect(plan.inheritedCaFile).toBe("/etc/company-ca.pem");
+  it("keep the developer's senders", () => {
+    const settings: Record<string, string> = { SERVICEBUS_DATA_SENDERS: "x" };
+    planManagedIdentity(settings, 1);
     expect(settings.SERVICEBUS_DATA_SENDERS).toBe("x");
-    expect(settings.NODE_EXTRA_CA_CERTS).toBe(
-      path.join(projectRoot(), ".local", "tls", "extra-ca-bundle.pem"),
-    );
-    // A later plan from the same settings (a shell that kept them) is not a new inheritance.
-    expect(planManagedIdentity({ NODE_EXTRA_CA_CERTS: plan.certFile }, 1).inheritedCaFile).toBeUndefined();
   });
 
   it("are printed in the summary as the values an identity-based endpoint names", () => {

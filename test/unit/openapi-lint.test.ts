@@ -1,4 +1,4 @@
-import { lintApiDescription } from "../../dev/api-lint";
+import { lintApiDescription } from "../../tools/api-lint";
 
 // The API description is lint-clean under Redocly's recommended ruleset: not
 // one error, warning or hint (npm run lint:api runs the same check).

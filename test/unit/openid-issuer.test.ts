@@ -1,13 +1,11 @@
-import { generateKeyPairSync } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyOptions, jwtVerify } from "jose";
+import { createRemoteJWKSet, jwtVerify } from "jose";
 import {
   LOCAL_APP_ID_URI,
   LOCAL_CLIENT_ID,
   LOCAL_TENANT_ID,
   loadOrCreateSigningKeyFile,
-  type MintOptions,
   type OpenIdIssuer,
   principalObjectId,
   readSigningKeyFile,
@@ -16,7 +14,7 @@ import {
 import { removeTempDirs, tempDir } from "../support/temp-dirs";
 
 // The local issuer judged as a relying party judges it: discovery, the published key set, jose.
-// (The service's own validator against it: auth-token-validator.test.ts.)
+// (The service's own validator against it, forged tokens and the fault switches: auth-token-validator.test.ts.)
 
 const OTHER_TENANT = "11111111-2222-4333-8444-555555555555";
 let issuer: OpenIdIssuer;
@@ -33,13 +31,12 @@ async function getJson(url: string): Promise<Record<string, unknown>> {
   return (await (await fetch(url)).json()) as Record<string, unknown>;
 }
 
-async function verify(token: string, tenant = LOCAL_TENANT_ID, options: JWTVerifyOptions = {}) {
-  const body = await getJson(issuer.discoveryUrl(tenant));
+async function verify(token: string) {
+  const body = await getJson(issuer.discoveryUrl());
   return jwtVerify(token, createRemoteJWKSet(new URL(body.jwks_uri as string)), {
     issuer: body.issuer as string,
     audience: [LOCAL_CLIENT_ID, LOCAL_APP_ID_URI],
     algorithms: ["RS256"],
-    ...options,
   });
 }
 
@@ -95,60 +92,6 @@ describe("mint", () => {
     expect(app).not.toHaveProperty("scp");
     expect(app.azp).not.toBe(app.oid);
   });
-
-  const attacker = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
-  it.each<[string, MintOptions, new (...args: never[]) => Error]>([
-    ["expired", { now: Math.floor(Date.now() / 1000) - 7200 }, errors.JWTExpired],
-    ["another audience", { claims: { aud: "api://other" } }, errors.JWTClaimValidationFailed],
-    ["another tenant", { tenantId: OTHER_TENANT }, errors.JWTClaimValidationFailed],
-    ["an unknown kid", { header: { kid: "unknown" } }, errors.JWKSNoMatchingKey],
-    ["another key under its kid", { signingKey: attacker }, errors.JWSSignatureVerificationFailed],
-    ["HS256", { header: { alg: "HS256" }, signingKey: Buffer.alloc(32, 1) }, errors.JOSEAlgNotAllowed],
-    ["no signature", { unsigned: true }, errors.JOSEError],
-  ])("forges a token with %s, which fails verification", async (_what, forged, error) => {
-    await expect(verify(await issuer.mint(forged))).rejects.toBeInstanceOf(error);
-  });
-});
-
-it("counts requests, answers 500, hangs, closes and serves again on its port", async () => {
-  const own = await startOpenIdIssuer();
-  try {
-    await fetch(own.discoveryUrl());
-    expect(own.requests()).toEqual({ [new URL(own.discoveryUrl()).pathname]: 1 });
-    expect(own.requestCount(own.discoveryUrl()) + own.requestCount()).toBe(2);
-    await own.setFault("error");
-    expect((await fetch(own.discoveryUrl())).status).toBe(500);
-    await own.setFault("keys-error");
-    expect((await fetch(own.jwksUri())).status).toBe(500);
-    expect((await fetch(own.discoveryUrl())).status).toBe(200);
-    await own.setFault("hang");
-    await expect(fetch(own.jwksUri(), { signal: AbortSignal.timeout(300) })).rejects.toThrow();
-    await own.setFault("closed");
-    await expect(fetch(own.jwksUri())).rejects.toThrow("fetch failed");
-    await own.setFault("none");
-    expect((await fetch(own.jwksUri())).status).toBe(200);
-    own.resetRequestCounts();
-    expect(own.requests()).toEqual({});
-  } finally {
-    await own.close();
-  }
-});
-
-it("rotates keys: the new one signs, the old stays published until retired", async () => {
-  const own = await startOpenIdIssuer();
-  const keySet = async () => createLocalJWKSet((await getJson(own.jwksUri())) as never);
-  try {
-    const old = await own.mint();
-    const first = own.kid;
-    expect(await own.rotateKey()).toBe(own.kid);
-    expect(own.kid).not.toBe(first);
-    await expect(jwtVerify(old, await keySet())).resolves.toBeDefined();
-    await expect(jwtVerify(await own.mint(), await keySet())).resolves.toBeDefined();
-    await own.rotateKey({ retireOld: true });
-    await expect(jwtVerify(old, await keySet())).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
-  } finally {
-    await own.close();
-  }
 });
 
 describe("the key file", () => {
@@ -178,8 +121,7 @@ describe("the key file", () => {
     await expect(readSigningKeyFile(file)).rejects.toThrow(/^No local issuer key at .*run `npm start` first/);
     expect(existsSync(file)).toBe(false);
     const raced = await Promise.all([1, 2, 3].map(() => loadOrCreateSigningKeyFile(file)));
-    expect(new Set(raced.map(({ key }) => key.kid)).size).toBe(1);
-    expect(raced.filter(({ created }) => created)).toHaveLength(1);
+    expect(new Set(raced.map((key) => key.kid)).size).toBe(1);
   });
 
   it.each([

@@ -1,4 +1,3 @@
-import { type QueuedMessage, Subscription } from "../../dev/stand-ins/service-bus/broker";
 import { parseLinkAddress } from "../../dev/stand-ins/service-bus/index";
 
 describe("parseLinkAddress", () => {
@@ -24,29 +23,5 @@ describe("parseLinkAddress", () => {
     ]) {
       expect(parseLinkAddress(address)).toBeUndefined();
     }
-  });
-});
-
-describe("Subscription", () => {
-  const entry = (sequenceNumber: number): QueuedMessage => ({
-    message: { body: sequenceNumber },
-    sequenceNumber,
-    enqueuedAt: new Date(0),
-    deliveryCount: 0,
-  });
-
-  it("keeps sequence order across thousands of takes and a message given back mid-way", () => {
-    const subscription = new Subscription("s");
-    for (let n = 1; n <= 5000; n++) subscription.enqueue(entry(n));
-    const taken = Array.from({ length: 3000 }, () => subscription.next(false)?.sequenceNumber);
-    expect(taken).toEqual(Array.from({ length: 3000 }, (_, index) => index + 1));
-    const locked = [subscription.next(true), subscription.next(true)] as QueuedMessage[];
-
-    subscription.giveBack(locked[1] as QueuedMessage);
-    subscription.complete();
-
-    expect(subscription.stats()).toEqual({ active: 1999, locked: 0, completed: 3001 });
-    expect(subscription.next(true)).toMatchObject({ sequenceNumber: 3002, deliveryCount: 1 });
-    expect(subscription.next(true)?.sequenceNumber).toBe(3003);
   });
 });

@@ -33,13 +33,12 @@ function sameSecret(given: string | string[] | undefined, expected: string): boo
 export async function startManagedIdentityEndpoint(
   options: { port?: number; header?: string; keyFile?: string } = {},
 ) {
-  const key = options.keyFile
-    ? (await loadOrCreateSigningKeyFile(options.keyFile)).key
-    : await generateSigningKey();
+  const key = await (options.keyFile ? loadOrCreateSigningKeyFile(options.keyFile) : generateSigningKey());
   const secret = options.header ?? randomBytes(24).toString("base64url");
   let issued = 0;
   let held = 0;
-  let hanging: { release: () => void; released: Promise<void> } | undefined;
+  // While the hang switch is on: what held token requests wait for.
+  let hanging: { released: Promise<void>; release(): void } | undefined;
   const server = loopbackServer(async (request) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     if (hanging && url.pathname === TOKEN_PATH) {
@@ -100,12 +99,9 @@ export async function startManagedIdentityEndpoint(
     hang(on: boolean) {
       if (on && !hanging) {
         let release = () => {};
-        const released = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        hanging = { release, released };
-      } else if (!on && hanging) {
-        hanging.release();
+        hanging = { released: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
+      } else if (!on) {
+        hanging?.release();
         hanging = undefined;
       }
     },

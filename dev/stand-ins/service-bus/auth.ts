@@ -1,10 +1,9 @@
-import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from "jose";
+import { createRemoteJWKSet, jwtVerify } from "jose";
 import type { EventContext, Receiver, Sender } from "rhea";
 import { MANAGED_IDENTITY_ISSUER } from "../managed-identity/identities";
 
 /** What Entra ID tokens for Service Bus carry as audience (the resource, with or without its slash). */
 const SERVICE_BUS_AUDIENCES = ["https://servicebus.azure.net", "https://servicebus.azure.net/"];
-const SAS_TOKEN_TYPE = "servicebus.windows.net:sastoken";
 /** What `grants` holds for an entity whose latest token was a SAS token (all rights). */
 export const SAS_GRANT = "sas";
 
@@ -15,8 +14,8 @@ export interface TokenSettings {
   senders: readonly string[];
 }
 
-type TokenVerdict = { ok: true; principalId: string } | { ok: false; reason: string };
-export type CheckToken = (token: string) => Promise<TokenVerdict>;
+/** The principal id a token was issued to; rejects with the reason when it is refused. */
+type CheckToken = (token: string) => Promise<string>;
 
 /** What `$cbs` keeps per client connection. */
 export interface CbsState {
@@ -35,10 +34,9 @@ export function entityPath(address: string): string {
  * Claims-based security: before using an entity the SDK sends `put-token` to `$cbs` with a token
  * for it (`name` = the entity's URL) and waits for status 200, answered on the link its `reply_to`
  * names with `correlation_id` = the request's `message_id`. SAS tokens are granted without being
- * read (a local double has nothing to protect: any SharedAccessKey works). JWTs (Entra ID, from
- * ManagedIdentityCredential) are verified against the managed-identity stand-in's key set and
- * refused with 401 as Service Bus does; a verified one records its principal for the entity, so
- * attaching a sender can check the principal's role (index.ts).
+ * read (any SharedAccessKey works). JWTs are verified (tokenChecker) and refused with 401 as
+ * Service Bus does; a verified one records its principal for the entity, whose role attaching a
+ * sender then checks (index.ts).
  */
 export function serveCbs(requests: Receiver, state: CbsState, checkToken: CheckToken | undefined): void {
   requests.on("message", ({ message: request, delivery }: EventContext) => {
@@ -76,19 +74,20 @@ async function putToken(
 ): Promise<[number, string]> {
   if (operation !== "put-token") return [501, "The Service Bus stand-in's $cbs node only serves put-token."];
   const entity = entityPath(String(name)).toLowerCase();
-  if (type === SAS_TOKEN_TYPE) {
+  if (type === "servicebus.windows.net:sastoken") {
     state.grants.set(entity, SAS_GRANT);
     return [200, "OK"];
   }
   if (type !== "jwt") return [400, `Unsupported token type ${String(type)}.`];
-  if (checkToken === undefined) {
-    return [401, "Unauthorized: this Service Bus stand-in takes SAS tokens only (no key set configured)."];
+  if (checkToken === undefined)
+    return [401, "Unauthorized: this Service Bus stand-in takes SAS tokens only."];
+  try {
+    state.grants.set(entity, await checkToken(String(token)));
+    return [200, "OK"];
+  } catch (error) {
+    // jose's reasons name the claim or check that failed, never the token.
+    return [401, `Unauthorized: ${(error as Error).message}.`];
   }
-  const verdict: TokenVerdict =
-    typeof token === "string" ? await checkToken(token) : { ok: false, reason: "no token" };
-  if (!verdict.ok) return [401, `Unauthorized: ${verdict.reason}.`];
-  state.grants.set(entity, verdict.principalId);
-  return [200, "OK"];
 }
 
 /**
@@ -97,36 +96,14 @@ async function putToken(
  * its lifetime (no clock skew allowed: tests forge tokens seconds out of it).
  */
 export function tokenChecker(settings: TokenSettings): CheckToken {
-  const keys: JWTVerifyGetKey = createRemoteJWKSet(new URL(settings.jwksUri), { timeoutDuration: 5000 });
+  const keys = createRemoteJWKSet(new URL(settings.jwksUri), { timeoutDuration: 5000 });
   return async (token) => {
-    try {
-      const { payload } = await jwtVerify(token, keys, {
-        algorithms: ["RS256"],
-        issuer: MANAGED_IDENTITY_ISSUER,
-        audience: SERVICE_BUS_AUDIENCES,
-        requiredClaims: ["exp", "oid"],
-      });
-      if (typeof payload.oid !== "string") return { ok: false, reason: "the token has no oid claim" };
-      return { ok: true, principalId: payload.oid.toLowerCase() };
-    } catch (error) {
-      return { ok: false, reason: describe(error) };
-    }
+    const { payload } = await jwtVerify(token, keys, {
+      algorithms: ["RS256"],
+      issuer: MANAGED_IDENTITY_ISSUER,
+      audience: SERVICE_BUS_AUDIENCES,
+      requiredClaims: ["exp", "oid"],
+    });
+    return String(payload.oid).toLowerCase();
   };
-}
-
-/** Why a token was refused, in words a developer can act on (never the token itself). */
-function describe(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return "the token has expired";
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === "aud") return `the token's audience is not ${SERVICE_BUS_AUDIENCES[0]}`;
-    if (error.claim === "iss") return `the token's issuer is not ${MANAGED_IDENTITY_ISSUER}`;
-    if (error.claim === "nbf") return "the token is not valid yet";
-    return `the token's ${error.claim} claim is not acceptable`;
-  }
-  if (error instanceof errors.JOSEAlgNotAllowed) return "the token is not signed with RS256";
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
-    return "the token is not signed by a key of the local managed identity endpoint";
-  }
-  if (error instanceof errors.JOSEError) return `the token is not valid (${error.code})`;
-  return `the token could not be checked (${(error as Error).message})`;
 }

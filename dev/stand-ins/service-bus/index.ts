@@ -1,50 +1,33 @@
 /**
- * Service Bus stand-in: a TEST AND LOCAL-RUN DOUBLE for Azure Service Bus topics and subscriptions,
- * not a broker to deploy. It speaks AMQP 1.0 (on rhea) closely enough that the unmodified
- * `@azure/service-bus` SDK works against it with a connection string such as
+ * Service Bus stand-in: a test and local-run double for Service Bus topics, not a broker to deploy.
+ * It speaks AMQP 1.0 (on rhea) closely enough for the unmodified `@azure/service-bus` SDK, over
+ * plain TCP with `UseDevelopmentEmulator=true` in the connection string, or over TLS (AMQPS) with
+ * a token credential; the official emulator or a real namespace replaces it by that setting alone.
  *
- *   Endpoint=sb://127.0.0.1:5672/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true
- *
- * (`UseDevelopmentEmulator=true` makes the SDK use plain TCP, no TLS, on the endpoint's port).
- * The official Service Bus emulator or a real namespace replaces it by changing that connection
- * string and nothing else.
- *
- * What it does, which is what the service, its tests, the bench and `npm run receive` use: SASL
- * ANONYMOUS/PLAIN; plain AMQP and, given a certificate, AMQPS on a second port; `$cbs` put-token
- * (every SAS token is granted; Entra ID tokens are verified against the managed-identity
- * stand-in's key set, and only principals holding the sender role may attach a sender to a
- * topic); topics and subscriptions made on first use (`<topic>/Subscriptions/<name>`,
- * case-insensitive); single, array and batch sends; peek-lock receive with link credit and drain,
- * completed or abandoned, and receiveAndDelete (deliveries pre-settled, each message removed as it
- * is sent). Locks last until settled: a receiver that closes or drops gives its locked messages
- * back at once. A topic without subscriptions counts what it accepts (`topicStats`) and keeps
- * nothing. What it leaves out: `$management` (lock renewal, peek, settling by lock token,
- * scheduling), lock expiry, max delivery count, dead-letter queues (dead-lettering and deferral
- * are refused), queues as entities, sessions, TTL, duplicate detection, rules and filters,
- * transactions, size checks (the SDK's own), persistence (everything is in memory). It never logs
- * message bodies or keys.
+ * It serves what the service, its tests, the bench and `npm run receive` use: `$cbs` put-token
+ * (SAS tokens granted unread; Entra ID tokens verified, and only holders of the sender role may
+ * attach a sender), topics and subscriptions made on first use (case-insensitive), single, array
+ * and batch sends, peek-lock receiving (complete, abandon) and receiveAndDelete. Locks last until
+ * settled; a receiver that goes gives its locked messages back. Everything is in memory. Left out:
+ * `$management`, lock expiry, dead-lettering, deferral, queues, sessions, TTL, rules, transactions.
+ * It never logs message bodies or keys.
  */
+import * as net from "node:net";
+import * as tls from "node:tls";
 import {
   type AmqpError,
   type Connection,
+  type ConnectionOptions,
   type Container,
   create_container,
   type EventContext,
   type link,
   type SenderOptions,
 } from "rhea";
-import {
-  type CbsState,
-  type CheckToken,
-  entityPath,
-  SAS_GRANT,
-  serveCbs,
-  type TokenSettings,
-  tokenChecker,
-} from "./auth";
+import { type CbsState, entityPath, SAS_GRANT, serveCbs, type TokenSettings, tokenChecker } from "./auth";
 import { named, Topic, type TopicStats } from "./broker";
 import { SubscriptionReceiverLink, serveTopicSender } from "./links";
-import { listenForAmqp, type TlsIdentity } from "./listener";
+import { abortConnection } from "./rhea-internals";
 
 export type { SubscriptionStats, TopicStats } from "./broker";
 
@@ -53,17 +36,16 @@ export const DEV_KEY_NAME = "RootManageSharedAccessKey";
 export const DEV_KEY = "SAS_KEY_VALUE";
 /** Announced on every link the client sends on: what `createMessageBatch` fills to (Standard tier). */
 const MAX_MESSAGE_SIZE = 256 * 1024;
+/** How long a client gets to answer our AMQP close before its socket is dropped. */
+const CLOSE_GRACE_MS = 2_000;
 
 export interface ServiceBusStandInOptions {
   /** On 127.0.0.1; 0 picks a free port. */
   port: number;
   /** Where protocol problems are reported (one line each, never a message body); default silent. */
   log?: (line: string) => void;
-  /**
-   * A second listener with TLS (AMQPS) on this port (0: a free one), sharing the broker: what a
-   * client with a token credential and a namespace host (`localhost:{port}`) connects to.
-   */
-  tls?: TlsIdentity & { port: number };
+  /** A second listener, AMQPS with this certificate and key (PEM), sharing the broker; port 0: a free one. */
+  tls?: { port: number; cert: string; key: string };
   /** Take Entra ID tokens (JWTs) on `$cbs`, checked against this key set, and these senders' roles. */
   tokens?: TokenSettings;
 }
@@ -88,8 +70,7 @@ export async function startServiceBusStandIn(options: ServiceBusStandInOptions):
   const container = create_container({ id: "service-bus-stand-in" });
   container.sasl_server_mechanisms.enable_anonymous();
   container.sasl_server_mechanisms.enable_plain(() => true);
-  const senders = new Set((options.tokens?.senders ?? []).map((id) => id.trim().toLowerCase()));
-  routeLinks(container, topic, options.tokens && tokenChecker(options.tokens), senders);
+  routeLinks(container, topic, options.tokens);
   const log = options.log ?? (() => {});
   // Unhandled link or connection errors reach the container; without a listener rhea would throw.
   container.on("error", (error: AmqpError & Error) =>
@@ -97,14 +78,8 @@ export async function startServiceBusStandIn(options: ServiceBusStandInOptions):
   );
   container.on("protocol_error", (error: Error) => log(`AMQP protocol error: ${error.message}`));
 
-  const connectionOptions = {
-    receiver_options: { max_message_size: MAX_MESSAGE_SIZE, autoaccept: false },
-    // rhea folds `modified` into `released` unless told not to; abandon and defer differ only there.
-    sender_options: { treat_modified_as_released: false } as SenderOptions,
-  };
-  const listener = await listenForAmqp(container, connectionOptions, options.port);
-  const tls = options.tls;
-  const tlsListener = await (tls && listenForAmqp(container, connectionOptions, tls.port, tls))?.catch(
+  const listener = await listen(container, options.port);
+  const tlsListener = await (options.tls && listen(container, options.tls.port, options.tls))?.catch(
     async (error: unknown) => {
       await listener.close();
       throw error;
@@ -114,13 +89,7 @@ export async function startServiceBusStandIn(options: ServiceBusStandInOptions):
     port: listener.port,
     tlsPort: tlsListener?.port,
     connectionString: (entity) =>
-      [
-        `Endpoint=sb://127.0.0.1:${listener.port}/`,
-        `SharedAccessKeyName=${DEV_KEY_NAME}`,
-        `SharedAccessKey=${DEV_KEY}`,
-        "UseDevelopmentEmulator=true",
-        ...(entity === undefined ? [] : [`EntityPath=${entity}`]),
-      ].join(";"),
+      `Endpoint=sb://127.0.0.1:${listener.port}/;SharedAccessKeyName=${DEV_KEY_NAME};SharedAccessKey=${DEV_KEY};UseDevelopmentEmulator=true${entity === undefined ? "" : `;EntityPath=${entity}`}`,
     topicStats: (name) => topics.get(name.toLowerCase())?.stats() ?? { accepted: 0, subscriptions: {} },
     ensureSubscription: (name, subscription) => {
       topic(name).subscription(subscription);
@@ -128,6 +97,43 @@ export async function startServiceBusStandIn(options: ServiceBusStandInOptions):
     close: async () => {
       await Promise.all([listener.close(), tlsListener?.close()]);
       topics.clear();
+    },
+  };
+}
+
+/** Serves `container` on 127.0.0.1, on plain TCP or, given a certificate, on TLS; both share its broker. */
+async function listen(container: Container, port: number, identity?: { cert: string; key: string }) {
+  const open = new Map<net.Socket, Connection>();
+  const serve = (socket: net.Socket) => {
+    // AMQP is chatty (flow, transfer, disposition): without this, Nagle's algorithm and delayed
+    // ACKs hold small frames back ~40 ms each, and a credit-1 receiver crawls at ~25 messages/s.
+    socket.setNoDelay(true);
+    // rhea types create_connection for outgoing connections only; accept() makes this one a server's.
+    const connection = container.create_connection({
+      receiver_options: { max_message_size: MAX_MESSAGE_SIZE, autoaccept: false },
+      // rhea folds `modified` into `released` unless told not to; abandon and defer differ only there.
+      sender_options: { treat_modified_as_released: false } as SenderOptions,
+    } as ConnectionOptions);
+    open.set(socket, connection.accept(socket));
+    socket.once("close", () => open.delete(socket));
+  };
+  const server = identity
+    ? tls.createServer({ cert: identity.cert, key: identity.key }).on("secureConnection", serve)
+    : net.createServer(serve);
+  await new Promise<void>((resolve, reject) =>
+    server.once("error", reject).listen(port, "127.0.0.1", resolve),
+  );
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    async close() {
+      const stopped = new Promise((resolve) => server.close(resolve));
+      for (const connection of open.values()) connection.close();
+      // A client that answers our close goes at once; the sockets of those that do not, after a grace.
+      const grace = setTimeout(() => {
+        for (const [socket, connection] of open) abortConnection(connection, socket);
+      }, CLOSE_GRACE_MS);
+      await stopped;
+      clearTimeout(grace);
     },
   };
 }
@@ -150,14 +156,12 @@ export function parseLinkAddress(
 /**
  * Decides what each link a client attaches is for, by its address: `$cbs`, a topic (the client
  * sends) or a subscription (the client receives). Anything else is refused with an AMQP error the
- * SDK turns into a readable one. `senders`: principal ids with Azure Service Bus Data Sender.
+ * SDK turns into a readable one.
  */
-function routeLinks(
-  container: Container,
-  topic: (name: string) => Topic,
-  checkToken: CheckToken | undefined,
-  senders: ReadonlySet<string>,
-): void {
+function routeLinks(container: Container, topic: (name: string) => Topic, tokens: TokenSettings | undefined) {
+  const checkToken = tokens && tokenChecker(tokens);
+  // Principal ids holding "Azure Service Bus Data Sender" on the namespace.
+  const senders = new Set((tokens?.senders ?? []).map((id) => id.trim().toLowerCase()));
   type State = CbsState & { receivers: Set<SubscriptionReceiverLink> };
   const states = new WeakMap<Connection, State>();
   const stateOf = (connection: Connection): State => {
@@ -200,10 +204,8 @@ function routeLinks(
       const served = "The stand-in serves receiving from <topic>/Subscriptions/<name> only";
       refuse(sender, `${served}, not from ${sender.source?.address}.`);
     } else {
-      const link = new SubscriptionReceiverLink(
-        accept(sender),
-        topic(source.topic).subscription(source.subscription),
-      );
+      const subscription = topic(source.topic).subscription(source.subscription);
+      const link = new SubscriptionReceiverLink(accept(sender), subscription);
       state.receivers.add(link);
       sender.on("sender_close", () => state.receivers.delete(link));
     }

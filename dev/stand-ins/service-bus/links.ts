@@ -40,8 +40,6 @@ export function serveTopicSender(link: Receiver, topic: Topic): void {
   });
 }
 
-type Outcome = "complete" | "abandon" | "dead-lettering" | "deferral";
-
 /**
  * The stand-in's end of a client's receiver link on a subscription: peek-lock deliveries within
  * the credit the client grants, each tagged with a lock token (16 random bytes, which the SDK
@@ -107,20 +105,22 @@ export class SubscriptionReceiverLink {
     this.held.clear();
   }
 
-  private settle(delivery: Delivery | undefined, outcome: Outcome): void {
+  private settle(
+    delivery: Delivery | undefined,
+    outcome: "complete" | "abandon" | "dead-lettering" | "deferral",
+  ) {
     const entry = delivery && this.held.get(delivery);
     if (delivery === undefined || entry === undefined) return;
     this.held.delete(delivery);
     if (outcome === "complete") this.subscription.complete();
     else this.subscription.giveBack(entry);
     if (outcome === "complete" || outcome === "abandon") {
-      settleSent(delivery, outcome === "complete" ? "accepted" : "modified");
-    } else {
-      settleSent(delivery, "rejected", {
-        condition: "amqp:not-implemented",
-        description: `The Service Bus stand-in does not support ${outcome}; use the official emulator or a real namespace.`,
-      });
+      return settleSent(delivery, outcome === "complete" ? "accepted" : "modified");
     }
+    settleSent(delivery, "rejected", {
+      condition: "amqp:not-implemented",
+      description: `The Service Bus stand-in does not support ${outcome}; use the official emulator or a real namespace.`,
+    });
   }
 }
 

@@ -27,12 +27,9 @@ async function main(): Promise<void> {
     },
     log: (line) => console.error(`${NAME}: ${line}`),
   }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "EADDRINUSE") {
-      throw new StartupError(
-        `Port ${port} or ${tlsPort} is already in use; set SERVICEBUS_PORT or SERVICEBUS_TLS_PORT to another port.`,
-      );
-    }
-    throw error;
+    if (error.code !== "EADDRINUSE") throw error;
+    const variables = "set SERVICEBUS_PORT or SERVICEBUS_TLS_PORT to another port";
+    throw new StartupError(`Port ${port} or ${tlsPort} is already in use; ${variables}.`);
   });
   stopOnSignal(NAME, async () => {
     const standIn = await starting.catch(() => undefined);

@@ -1,6 +1,7 @@
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
 import { InvalidRequestContent } from "../../common/errors";
 import { z } from "../../common/zod";
+import { DEAD_LETTER_REASONS } from "../../delivery/dead-letter-writer";
 import { endpointPathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
 import { checkApiVersion } from "../api-version";
 import { JSON_ONLY, readOptionalJsonBody } from "../request-body";
@@ -21,6 +22,12 @@ export const redeliverRequestSchema = z
       .optional()
       .describe(
         "Redeliver dead letters written at or before this time (ISO 8601). Default: no upper bound. Must not be earlier than `from`.",
+      ),
+    reason: z
+      .enum(DEAD_LETTER_REASONS)
+      .optional()
+      .describe(
+        "Redeliver only dead letters whose `deadletterreason` is this value, compared exactly (letter case included); the others are left alone and not counted. Default: any reason.",
       ),
     force: z
       .boolean()
@@ -60,7 +67,12 @@ export const redeliverOperation: RouteOperation = {
     apiVersions: RESOURCE_API_VERSIONS,
     requestBody: {
       schema: redeliverRequestSchema,
-      example: { from: "2026-11-22T00:00:00Z", to: "2026-11-22T12:00:00Z", force: false },
+      example: {
+        from: "2026-11-22T00:00:00Z",
+        to: "2026-11-22T12:00:00Z",
+        reason: "MaxDeliveryAttemptsExceeded",
+        force: false,
+      },
       contentTypes: JSON_ONLY,
       optional: true,
     },
@@ -90,6 +102,7 @@ export const redeliverOperation: RouteOperation = {
     const window = {
       ...(from !== undefined && { from }),
       ...(to !== undefined && { to }),
+      ...(body.reason !== undefined && { reason: body.reason }),
       force: body.force ?? false,
     };
     // Read from the store just now: the requeued events carry its version (no cached settings).
