@@ -1,33 +1,34 @@
+import {
+  DEAD_LETTER_REASONS as DEAD_LETTER_REASONS_RECORDED,
+  DEAD_LETTERED_AT_METADATA,
+  type DeadLetterBlob,
+  type DeadLetterSelection,
+  deadLetterWrittenAt,
+  isDeadLetterSelected,
+  REASON_METADATA,
+} from "../../src/common/dead-letter-selection";
 import type { DeadLetterReason } from "../types";
+
+export type { DeadLetterSelection } from "../../src/common/dead-letter-selection";
 
 /**
  * A dead letter as `twin dead-letters list` shows it, from the blob's name and the metadata the
- * service writes (src/delivery/dead-letter-writer.ts, dead-letter-claims.ts; a unit test holds the
- * names in step): no mark, no key, nothing of the container's SAS.
+ * service writes (src/common/dead-letter-selection.ts, src/delivery/dead-letter-claims.ts; a unit
+ * test holds the names in step), selected as the service's redelivery selects: no mark, no key,
+ * nothing of the container's SAS.
  */
 
 /** Every reason the service records, in `deadletterreason`. */
-export const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = [
-  "MaxDeliveryAttemptsExceeded",
-  "TtlExpired",
-  "MessageRefused",
-];
+export const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = DEAD_LETTER_REASONS_RECORDED;
 
 /** The metadata names the service writes a dead letter with. */
 export const DEAD_LETTER_METADATA = {
-  reason: "deadletterreason",
+  reason: REASON_METADATA,
   attempts: "deliveryattempts",
   lastError: "lasterror",
-  deadLetteredAt: "deadletteredat",
+  deadLetteredAt: DEAD_LETTERED_AT_METADATA,
   redelivered: "redelivered",
 } as const;
-
-/** What a listing reads of a blob. */
-export interface ListedBlob {
-  name: string;
-  metadata?: Record<string, string>;
-  createdOn?: Date;
-}
 
 export interface DeadLetter {
   blob: string;
@@ -36,17 +37,10 @@ export interface DeadLetter {
   reason: string | undefined;
   attempts: number | undefined;
   lastError: string | undefined;
-  /** When it was (last) dead-lettered: `deadletteredat`, else the blob's creation time. */
+  /** When it was (last) dead-lettered: `deadletteredat`, else the blob's creation time, else its hour folder. */
   deadLetteredAt: string | undefined;
   /** When a redelivery requeued it; undefined when none did since it was (last) dead-lettered. */
   redelivered: string | undefined;
-}
-
-/** Which dead letters to list: a reason (compared exactly), a time window (inclusive). */
-export interface DeadLetterSelection {
-  reason?: string;
-  from?: Date;
-  to?: Date;
 }
 
 /**
@@ -65,7 +59,7 @@ export function eventIdOf(blobName: string): string | undefined {
   }
 }
 
-export function deadLetterOf(blob: ListedBlob): DeadLetter {
+export function deadLetterOf(blob: DeadLetterBlob): DeadLetter {
   const metadata = blob.metadata ?? {};
   const attempts = Number(metadata[DEAD_LETTER_METADATA.attempts]);
   return {
@@ -77,18 +71,13 @@ export function deadLetterOf(blob: ListedBlob): DeadLetter {
         ? attempts
         : undefined,
     lastError: metadata[DEAD_LETTER_METADATA.lastError],
-    deadLetteredAt: metadata[DEAD_LETTER_METADATA.deadLetteredAt] ?? blob.createdOn?.toISOString(),
+    deadLetteredAt: deadLetterWrittenAt(blob)?.toISOString(),
     redelivered: metadata[DEAD_LETTER_METADATA.redelivered],
   };
 }
 
-/** Whether the dead letter is one the selection asks for (no time known: only without a window). */
+/** Whether the dead letter is one the selection asks for, as the service's redelivery decides it. */
 export function isSelected(deadLetter: DeadLetter, selection: DeadLetterSelection): boolean {
-  if (selection.reason !== undefined && deadLetter.reason !== selection.reason) return false;
-  const at = Date.parse(deadLetter.deadLetteredAt ?? "");
-  if (Number.isNaN(at)) return selection.from === undefined && selection.to === undefined;
-  return (
-    (selection.from === undefined || at >= selection.from.getTime()) &&
-    (selection.to === undefined || at <= selection.to.getTime())
-  );
+  const at = deadLetter.deadLetteredAt === undefined ? undefined : new Date(deadLetter.deadLetteredAt);
+  return isDeadLetterSelected(deadLetter.reason, at, selection);
 }

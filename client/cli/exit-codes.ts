@@ -17,3 +17,15 @@ export const EXIT_CODES_HELP = `Exit codes:
   2  usage: an unknown command or option, a missing argument, a file that is not JSON
   3  authentication: no credential could be had, or the service answered 401
   4  not found: the service answered 404 (or there was nothing to delete)`;
+
+/** A refusal `twin` finds itself (not the service's): its message, exit code, and code for `--output json`. */
+export class CliFailure extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = "CliFailure";
+  }
+}

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
+import { CliFailure, EXIT } from "./exit-codes";
 
 /**
  * `.local/local.env`, the file `npm start` writes for the local stack (dev/local-env-file.ts):
@@ -32,10 +33,12 @@ export function readLocalEnv(file: string): Record<string, string> | undefined {
 }
 
 /** `--local` with no env file: no local stack has started here (exit code 1, as a stack that does not answer). */
-export class LocalStackMissing extends Error {
+export class LocalStackMissing extends CliFailure {
   constructor(file: string) {
     super(
       `No local stack is running: there is no ${file}, which \`npm start\` writes once the stack is up. Start it with \`npm start\` (or give --local-env <file>).`,
+      EXIT.service,
+      "LocalStackNotRunning",
     );
     this.name = "LocalStackMissing";
   }

@@ -1,6 +1,6 @@
 import type { QueueClient } from "@azure/storage-queue";
 import { poisonQueueName } from "../../src/common/poison-queue";
-import { type OptionSpec, stringOption, UsageError } from "./args";
+import { type OptionSpec, stringOption, UsageError, wholeNumberOption } from "./args";
 import type { CommandContext, CommandSpec, GroupSpec } from "./command-spec";
 import { EXIT } from "./exit-codes";
 import { requireLocalEnv } from "./local-env";
@@ -104,12 +104,7 @@ function localQueueName(context: CommandContext): string | undefined {
 }
 
 function countOption(context: CommandContext): number {
-  const raw = stringOption(context.values, "count", context.usage);
-  if (raw === undefined) return 32;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 32) {
-    throw new UsageError("--count takes a whole number from 1 to 32.", context.usage);
-  }
-  return Number(raw);
+  return wholeNumberOption(context.values, "count", 32, context.usage) ?? 32;
 }
 
 function summaryCells(summary: PoisonSummary): string[] {

@@ -14,9 +14,8 @@ import {
 } from "./args";
 import { COMMAND_OPTIONS, type CommandSpec, GROUPS, type GroupSpec, type Outcome } from "./commands";
 import { AuthenticationError, isCredentialFailure, LOCAL_APP_ID_URI, resolveConnection } from "./credentials";
-import { EXIT, EXIT_CODES_HELP } from "./exit-codes";
-import { LocalStackMissing } from "./local-env";
-import { StorageFailure, withoutSignatures } from "./storage-access";
+import { CliFailure, EXIT, EXIT_CODES_HELP } from "./exit-codes";
+import { withoutSignatures } from "./storage-access";
 
 /** What `twin` reads and writes: the process's, or a test's. */
 export interface CliIo {
@@ -218,14 +217,7 @@ function describeFailure(error: unknown, usage: string | undefined): Failure {
       text: lines.join("\n"),
     };
   }
-  if (error instanceof LocalStackMissing) {
-    return {
-      code: EXIT.service,
-      error: { code: "LocalStackNotRunning", message: error.message },
-      text: `error: ${error.message}`,
-    };
-  }
-  if (error instanceof StorageFailure) {
+  if (error instanceof CliFailure) {
     return {
       code: error.exitCode,
       error: { code: error.code, message: error.message },

@@ -3,7 +3,7 @@ import type { TokenCredential } from "@azure/core-auth";
 import { isLoopbackUrl } from "../loopback";
 import { type OptionValues, stringOption, UsageError } from "./args";
 import { isCredentialFailure } from "./credentials";
-import { EXIT } from "./exit-codes";
+import { CliFailure, EXIT } from "./exit-codes";
 import { requireLocalEnv } from "./local-env";
 
 /**
@@ -34,15 +34,8 @@ export interface StorageAccess {
 export const STORAGE_RETRY = { maxTries: 2, tryTimeoutInMs: 30_000 } as const;
 
 /** A storage call refused or failed: what happened, with the exit code it answers. */
-export class StorageFailure extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-    readonly code: string,
-  ) {
-    super(message);
-    this.name = "StorageFailure";
-  }
+export class StorageFailure extends CliFailure {
+  override name = "StorageFailure";
 }
 
 /** A URL with its query (a SAS) hidden. */

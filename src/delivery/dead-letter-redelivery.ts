@@ -1,4 +1,5 @@
 import type { BlobClient, BlobItem, ContainerClient } from "@azure/storage-blob";
+import { deadLetterWrittenAt, isDeadLetterSelected, REASON_METADATA } from "../common/dead-letter-selection";
 import { describeError } from "../common/describe-error";
 import { ServiceUnavailable } from "../common/errors";
 import {
@@ -22,13 +23,7 @@ import {
 import { deadLetterContainer, deadLetterPlace } from "./dead-letter-container";
 import { type DeadLetterMarks, MARK_METADATA } from "./dead-letter-mark";
 import { deadLetterStoreFault, type StoreStep, storageCode } from "./dead-letter-store-faults";
-import {
-  DEAD_LETTERED_AT_METADATA,
-  type DeadLetterReason,
-  ENDPOINT_METADATA,
-  namesEndpoint,
-  REASON_METADATA,
-} from "./dead-letter-writer";
+import { type DeadLetterReason, ENDPOINT_METADATA, namesEndpoint } from "./dead-letter-writer";
 import { DeadLettersUnavailable } from "./dead-letters-unavailable";
 import { type DeliveryLogger, logLine, silentLogger } from "./delivery-log";
 import type { DeliveryQueues } from "./delivery-queues";
@@ -131,30 +126,14 @@ async function download(client: BlobClient, etag: string, deadlineMs?: number): 
   });
 }
 
-/**
- * When a dead letter was (last) written: the time the writer records, else the blob's creation
- * time (which setting metadata leaves alone), else the hour folder of its name.
- */
-function writtenAt(blob: BlobItem): Date | undefined {
-  const recorded = Date.parse(blob.metadata?.[DEAD_LETTERED_AT_METADATA] ?? "");
-  if (!Number.isNaN(recorded)) return new Date(recorded);
-  if (blob.properties.createdOn) return blob.properties.createdOn;
-  const hour = /\/(\d{4})\/(\d{2})\/(\d{2})\/(\d{2})\/[^/]+$/.exec(blob.name);
-  return hour ? new Date(`${hour[1]}-${hour[2]}-${hour[3]}T${hour[4]}:00:00Z`) : undefined;
-}
-
-function inWindow(at: Date | undefined, window: RedeliveryWindow): boolean {
-  if (at === undefined) return window.from === undefined && window.to === undefined;
-  return (
-    (window.from === undefined || at.getTime() >= window.from.getTime()) &&
-    (window.to === undefined || at.getTime() <= window.to.getTime())
-  );
-}
-
-/** Whether the call is about this blob at all: written in the window, of the reason asked for. */
+/** Whether the call is about this blob at all: of the reason asked for, written in the window. */
 function selected(blob: BlobItem, window: RedeliveryWindow): boolean {
-  if (window.reason !== undefined && blob.metadata?.[REASON_METADATA] !== window.reason) return false;
-  return inWindow(writtenAt(blob), window);
+  const listed = {
+    name: blob.name,
+    ...(blob.metadata && { metadata: blob.metadata }),
+    ...(blob.properties.createdOn && { createdOn: blob.properties.createdOn }),
+  };
+  return isDeadLetterSelected(blob.metadata?.[REASON_METADATA], deadLetterWrittenAt(listed), window);
 }
 
 /** One run: the endpoint, where to log, the counts so far, and why it stops early, if it does. */

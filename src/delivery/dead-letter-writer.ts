@@ -1,4 +1,9 @@
 import type { BlockBlobClient, ContainerClient } from "@azure/storage-blob";
+import {
+  type DEAD_LETTER_REASONS,
+  DEAD_LETTERED_AT_METADATA,
+  REASON_METADATA,
+} from "../common/dead-letter-selection";
 import { nameKey } from "../common/name-key";
 import { type DeadLetterTarget, type DeliveryEndpoint, deadLetterUrl } from "../endpoints/delivery-endpoint";
 import type { CloudEvent } from "../events/cloud-event";
@@ -7,9 +12,6 @@ import { storageStatus } from "../store/storage-errors";
 import { deadLetterContainer, deadLetterPlace, deadLetterTargetKey } from "./dead-letter-container";
 import type { DeadLetterMarks } from "./dead-letter-mark";
 import { deadLetterBlobName, MAX_NAMES_PER_ID } from "./dead-letter-name";
-
-/** The `deadletterreason` values the writer records. */
-export const DEAD_LETTER_REASONS = ["MaxDeliveryAttemptsExceeded", "TtlExpired", "MessageRefused"] as const;
 
 export interface DeadLetterReason {
   /** MessageRefused: the Service Bus client refused to make a message of the event (e.g. an id over 128 characters). */
@@ -65,12 +67,6 @@ export function endpointIdMetadata(endpointId: string): string {
 export function namesEndpoint(value: string | undefined, endpointId: string): boolean {
   return value === endpointIdMetadata(endpointId) || value === headerSafe(endpointId.toLowerCase());
 }
-
-/** Why the event was dead-lettered: one of DEAD_LETTER_REASONS. */
-export const REASON_METADATA = "deadletterreason";
-
-/** When the event was last dead-lettered (ISO time): the first write, or a later one of the same blob. */
-export const DEAD_LETTERED_AT_METADATA = "deadletteredat";
 
 /**
  * Writes undeliverable events, as the original CloudEvent JSON, into the endpoint's dead-letter

@@ -8,13 +8,13 @@ import {
 } from "../../client/cli/dead-letter-listing";
 import { HOST_GAVE_UP, readPoisonMessage } from "../../client/cli/poison-records";
 import { shownUrl, urlSecrets, withoutSignatures } from "../../client/cli/storage-access";
-import { REDELIVERED_METADATA } from "../../src/delivery/dead-letter-claims";
-import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 import {
   DEAD_LETTERED_AT_METADATA,
   REASON_METADATA,
   DEAD_LETTER_REASONS as SERVICE_REASONS,
-} from "../../src/delivery/dead-letter-writer";
+} from "../../src/common/dead-letter-selection";
+import { REDELIVERED_METADATA } from "../../src/delivery/dead-letter-claims";
+import { deadLetterBlobName } from "../../src/delivery/dead-letter-name";
 
 // What `twin dead-letters list` and `twin poison` read of what the service writes.
 
@@ -66,6 +66,11 @@ describe("dead letters", () => {
     const unknown = deadLetterOf({ name: "orders/x.json" });
     expect(isSelected(unknown, {})).toBe(true);
     expect(isSelected(unknown, { to: at })).toBe(false);
+    // Neither the writer's time nor a creation time: the hour folder of its name, as redelivery takes it.
+    const foldered = deadLetterOf({ name: "orders/2026/11/22/10/old.json" });
+    expect(foldered.deadLetteredAt).toBe("2026-11-22T10:00:00.000Z");
+    expect(isSelected(foldered, { from: at, to: at })).toBe(true);
+    expect(isSelected(foldered, { from: new Date(at.getTime() + 1) })).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { RESOURCE_API_VERSIONS } from "../../common/api-versions";
+import { DEAD_LETTER_REASONS } from "../../common/dead-letter-selection";
 import { InvalidRequestContent } from "../../common/errors";
 import { z } from "../../common/zod";
-import { DEAD_LETTER_REASONS } from "../../delivery/dead-letter-writer";
 import { endpointPathSchema, twinsInstanceId } from "../../endpoints/endpoint-path";
 import { checkApiVersion } from "../api-version";
 import { JSON_ONLY, readOptionalJsonBody } from "../request-body";
