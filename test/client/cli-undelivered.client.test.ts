@@ -515,6 +515,31 @@ describe("twin poison", () => {
     expect((await peeked()).map((record) => record.reason)).toEqual(["EventTooDeep"]);
   });
 
+  it("two requeues at once split the records: each requeued by one of them, none twice, none lost", async () => {
+    const subscriber = stack.subscribe("poison-topic");
+    const ids = Array.from({ length: 8 }, (_, index) => `raced-${index}`);
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+    for (const id of ids) {
+      await poisonQueue.sendMessage(encode({ twinsInstanceId: poisonInstance, events: [cloudEvent(id)] }), {
+        messageTimeToLive: -1,
+      });
+    }
+    const runs = await Promise.all([1, 2].map(() => local(["poison", "requeue", "--all", "-o", "json"])));
+    const requeued = runs.flatMap((run) =>
+      (JSON.parse(run.stdout) as { messages: { messageId: string; outcome: string }[] }).messages
+        .filter((message) => message.outcome === "requeued")
+        .map((message) => message.messageId),
+    );
+    expect(requeued).toHaveLength(ids.length);
+    expect(new Set(requeued).size).toBe(ids.length);
+    await waitUntil(
+      () => ids.every((id) => subscriber.ids().includes(id)),
+      90_000,
+      "every raced event delivered",
+    );
+    expect((await peeked()).map((record) => record.reason)).toEqual(["EventTooDeep"]);
+  });
+
   it("refuses a wrong command line, a SAS the account refuses and one that cannot receive", async () => {
     for (const [args, message] of [
       [["poison", "requeue", "--local", "--local-env", envFile], "Give --all or the message ids"],
